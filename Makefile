@@ -1,0 +1,50 @@
+# bubble-kiosk: build, test and run. `make test` and `make run` work on a fresh Debian 12
+# machine as root: they install the Debian packages they need, once.
+
+SWIFT       ?= swift
+DEBUG_BIN   := .build/debug/bubble-kiosk
+RELEASE_BIN := .build/release/bubble-kiosk
+# Debian packages: C libraries behind the system-library targets, the font, and the tools the
+# end-to-end tests use.
+DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev fonts-dejavu-core \
+                evemu-tools qemu-system-x86 busybox-static python3
+DEPS_STAMP  := build/.deps-installed
+
+.PHONY: all deps build release test unit-test run bench clean
+
+all: build
+
+build/:
+	mkdir -p build
+
+# Installs only what is missing; the stamp keeps later runs from asking dpkg again.
+$(DEPS_STAMP): | build/
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "run as root, or: sudo apt-get install $$missing" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@touch $@
+
+deps: $(DEPS_STAMP)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# Unit and command-line tests run on the debug build (tests find the binary beside themselves).
+unit-test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test: unit-test
+
+run: build
+	@echo "bubble-kiosk: the renderer and the virtual framebuffer come next; for now, a round's layout:"
+	$(DEBUG_BIN) state --seed 1 --size 1280x800
+
+clean:
+	rm -rf .build build

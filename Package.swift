@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies run one way: executable -> platform -> core.
+// KioskCore is plain Swift (no C imports) so tests drive it without any device.
+let package = Package(
+    name: "bubble-kiosk",
+    products: [
+        .executable(name: "bubble-kiosk", targets: ["BubbleKiosk"]),
+    ],
+    targets: [
+        .target(name: "KioskCore"),
+        // C libraries stay at the edges: thin system-library targets, Swift above them.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender"]),
+        .executableTarget(
+            name: "BubbleKiosk",
+            dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]
+        ),
+        .testTarget(
+            name: "KioskCoreTests",
+            dependencies: ["KioskCore"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "KioskRenderTests",
+            dependencies: ["KioskRender", "KioskCore"],
+            exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "BubbleKioskTests",
+            dependencies: ["KioskCore"]
+        ),
+    ]
+)

@@ -1,0 +1,354 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+import KioskRender
+
+/// `bubble-kiosk bench`: renders a fixed, seeded scene and reports CPU time per frame for a full
+/// redraw, a steady animated frame and an idle frame, next to two yardsticks measured in the same
+/// run: one full-frame memcpy and the naive draw-everything-with-paths renderer.
+struct BenchCommand: KioskCommand {
+    static let name = "bench"
+    static let usage = """
+        usage: bubble-kiosk bench [--size WxH] [--bubbles N] [--frames N] [--seed N] [--json] [--png FILE]
+
+        Renders a fixed scene (default 1920x1080, 40 bubbles, 300 frames a case, seed 1) on this
+        thread and prints median and 95th-percentile CPU milliseconds per frame for: a full redraw,
+        an animated frame (bubbles popping, particles flying, a finger dragging), an idle frame,
+        the naive cairo renderer, and one full-frame memcpy; plus damage bytes per frame and
+        peak RSS. --json prints one JSON object; --png saves the rendered scene.
+        """
+
+    static func run(_ args: ArraySlice<String>) throws -> Int32 {
+        let a = try Arguments(args, valued: ["size", "bubbles", "frames", "seed", "png"], flags: ["json"])
+        guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
+        let size = try a.size() ?? PixelSize(width: 1920, height: 1080)
+        let bubbles = try a.int("bubbles", default: 40, range: 1...400)
+        let frames = try a.int("frames", default: 300, range: 1...100_000)
+        let seed = try a.seed() ?? 1
+        var bench = Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)
+        let report = bench.run(pngPath: a.value("png"))
+        Console.out(a.has("json") ? report.json.text + "\n" : report.table)
+        return 0
+    }
+}
+
+/// Runs every case of the benchmark in a fixed order and gathers the figures.
+struct Benchmark {
+    let size: PixelSize
+    let bubbles: Int
+    let frames: Int
+    var simulation: BenchSimulation
+
+    init(size: PixelSize, bubbles: Int, frames: Int, seed: UInt64) {
+        self.size = size
+        self.bubbles = bubbles
+        self.frames = frames
+        simulation = BenchSimulation(size: size, bubbles: bubbles, seed: seed)
+    }
+
+    mutating func run(pngPath: String?) -> BenchReport {
+        var report = BenchReport(size: size, bubbles: bubbles, frames: frames)
+        let renderer = SceneRenderer(size: size)
+
+        // The yardstick first: its destination buffer is freed before sprites are made,
+        // so the peak RSS is that of the renderer, not of the renderer plus a spare frame.
+        let destination = UnsafeMutableRawPointer.allocate(byteCount: renderer.frame.byteCount, alignment: 64)
+        renderer.frame.copyAll(to: destination)  // fault the pages in before timing
+        report.memcpy = Self.measure(frames) { _ in renderer.frame.copyAll(to: destination) }
+        destination.deallocate()
+
+        // Warm up (sprites for the scene get rendered), then the steady animation.
+        var frame = 0
+        for _ in 0..<60 {
+            renderer.render(simulation.scene(frame: frame))
+            frame += 1
+        }
+        let spritesBefore = renderer.spritesRendered
+        var damageBytes = 0, damageRects = 0
+        report.animated = Self.measure(frames) { timer in
+            let scene = simulation.scene(frame: frame)
+            frame += 1
+            timer.start()
+            let damage = renderer.render(scene)
+            timer.stop()
+            damageRects += damage.count
+            damageBytes += damage.reduce(0) { $0 + $1.area } * 4
+        }
+        report.damageBytesPerFrame = Double(damageBytes) / Double(frames)
+        report.damageRectsPerFrame = Double(damageRects) / Double(frames)
+        report.spritesRenderedPerFrame = Double(renderer.spritesRendered - spritesBefore) / Double(frames)
+
+        report.fullRedraw = Self.measure(frames) { timer in
+            let scene = simulation.scene(frame: frame)
+            frame += 1
+            renderer.invalidate()
+            timer.start()
+            renderer.render(scene)
+            timer.stop()
+        }
+        if let pngPath {
+            do { try PNGWriter.writePNG(renderer.frame, to: pngPath) } catch {
+                Console.errorLine("bubble-kiosk bench: \(error)")
+            }
+        }
+
+        let still = simulation.scene(frame: frame)
+        renderer.render(still)
+        var idleDamage = 0
+        report.idle = Self.measure(frames) { timer in
+            timer.start()
+            let damage = renderer.render(still)
+            timer.stop()
+            idleDamage += damage.count
+        }
+        report.idleDamageRects = idleDamage
+        report.sprites = renderer.spriteCount
+        report.spriteBytes = renderer.spriteBytes
+
+        // Last, because it draws over the renderer's frame.
+        let naive = NaiveRenderer(frame: renderer.frame)
+        report.naive = Self.measure(frames) { timer in
+            let scene = simulation.scene(frame: frame)
+            frame += 1
+            timer.start()
+            naive.render(scene)
+            timer.stop()
+        }
+        report.peakRSSMB = Self.peakRSSMegabytes()
+        return report
+    }
+
+    /// Calls `body` `count` times; `body` starts and stops the timer around the measured part
+    /// (or leaves it alone to measure the whole call).
+    private static func measure(_ count: Int, _ body: (inout CPUTimer) -> Void) -> Timing {
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            var timer = CPUTimer()
+            timer.start()
+            body(&timer)
+            timer.stop()
+            samples.append(timer.elapsedMS)
+        }
+        return Timing(samples)
+    }
+
+    private static func peakRSSMegabytes() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes
+    }
+}
+
+/// CPU time of this thread only: other work on the machine does not count against a frame.
+struct CPUTimer {
+    private var started: Double?
+    private(set) var elapsedMS = 0.0
+
+    /// Starting again discards the time so far, so `body` may narrow what `measure` times.
+    mutating func start() {
+        elapsedMS = 0
+        started = Self.now()
+    }
+
+    mutating func stop() {
+        guard let s = started else { return }
+        elapsedMS = Self.now() - s
+        started = nil
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
+    }
+}
+
+/// Median and 95th percentile (nearest rank) of per-frame times.
+struct Timing {
+    var median = 0.0
+    var p95 = 0.0
+
+    init() {}
+
+    init(_ samples: [Double]) {
+        let s = samples.sorted()
+        guard !s.isEmpty else { return }
+        let mid = s.count / 2
+        median = s.count % 2 == 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+        let rank = Int((0.95 * Double(s.count)).rounded(.up))
+        p95 = s[min(max(rank - 1, 0), s.count - 1)]
+    }
+
+    var json: JSON { .object([("median", JSON.rounded(median, 4)), ("p95", JSON.rounded(p95, 4))]) }
+}
+
+/// A round that keeps moving the same way on every run: a bubble pops every third of a second
+/// (swelling, fading, 30 particles), a new one appears where there is room, a finger circles,
+/// the score and the clock in the heads-up bar change.
+struct BenchSimulation {
+    static let frameMS = 1000.0 / 60
+    static let popEveryFrames = 20
+
+    let size: PixelSize
+    let pxPerMM = DisplaySettings.fallbackPxPerMM
+    private var rng: SeededGenerator
+    private var bubbles: [(id: Int, shape: BubbleShape)] = []
+    private var popping: [(id: Int, shape: BubbleShape, pop: PopAnimation)] = []
+    private var sprays: [ParticleSpray] = []
+    private var arrivals: [(due: TimeStamp, look: BubbleShape)] = []
+    private var nextID = 0
+    private var pops = 0
+    private var score = 0
+
+    init(size: PixelSize, bubbles count: Int, seed: UInt64) {
+        self.size = size
+        rng = SeededGenerator(seed: seed)
+        for _ in 0..<count { place(randomLook()) }
+    }
+
+    /// The scene at `frame` (60 per second); frames must come in increasing order.
+    mutating func scene(frame: Int) -> Scene {
+        let now = TimeStamp(milliseconds: Double(frame) * Self.frameMS)
+        if frame % Self.popEveryFrames == 0 { pop(at: now) }
+        popping.removeAll { $0.pop.isFinished(at: now) }
+        sprays.removeAll { $0.isFinished(at: now) }
+        while let next = arrivals.first, next.due <= now {
+            arrivals.removeFirst()
+            place(next.look)
+        }
+
+        let w = Double(size.width), hud = 12 * pxPerMM
+        var items: [SceneItem] = []
+        items.reserveCapacity(bubbles.count + popping.count + sprays.count * 30 + 4)
+        for b in bubbles { items.append(SceneItem(id: .bubble(b.id), shape: .bubble(b.shape))) }
+        for p in popping {
+            if let shape = p.pop.apply(to: p.shape, at: now) {
+                items.append(SceneItem(id: .bubble(p.id), shape: .bubble(shape)))
+            }
+        }
+        for spray in sprays { items += spray.particles(at: now) }
+        items.append(SceneItem(id: .ui("hud.bar"), shape: .panel(PanelShape(
+            rect: Rect(x: 0, y: 0, width: w, height: hud.rounded()), color: RGBColor.black.withAlpha(0.35)))))
+        let secondsLeft = max(0, 60 - Int(now.microseconds / 1_000_000))
+        let clock = "0:" + (secondsLeft < 10 ? "0" : "") + "\(secondsLeft)"
+        items.append(text("hud.score", "Score \(score)", x: 4 * pxPerMM, alignment: .left))
+        items.append(text("hud.time", clock, x: w - 4 * pxPerMM, alignment: .right))
+        let turn = Angle.unitVector(degrees: now.milliseconds(since: .zero) * 0.18)
+        let finger = Vector2(w / 2, Double(size.height) * 0.55) + turn * (Double(size.height) * 0.25)
+        items.append(SceneItem(id: .finger(0), shape: .finger(FingerShape(center: finger, radius: 6 * pxPerMM))))
+        return Scene(size: size, pxPerMM: pxPerMM, items: items)
+    }
+
+    private func text(_ key: String, _ string: String, x: Double, alignment: TextAlignment) -> SceneItem {
+        let shape = TextShape(position: Vector2(x, 8.5 * pxPerMM), string: string, sizePx: 6 * pxPerMM,
+                              alignment: alignment)
+        return SceneItem(id: .ui(key), shape: .text(shape))
+    }
+
+    private mutating func pop(at now: TimeStamp) {
+        guard !bubbles.isEmpty else { return }
+        let victim = bubbles.remove(at: rng.integer(in: 0...(bubbles.count - 1)))
+        let b = victim.shape
+        popping.append((victim.id, b, PopAnimation(start: now)))
+        sprays.append(ParticleSpray(id: pops, origin: b.center, color: b.color, start: now, generator: &rng,
+                                    pxPerMM: pxPerMM, startRadius: b.diameter * 0.35))
+        pops += 1
+        score += 10
+        // Like the timed mode's spawn interval: every fourth newcomer looks new (a sprite to
+        // render); the others reuse the popped bubble's look.
+        let look = pops % 4 == 0 ? randomLook() : b
+        arrivals.append((now.adding(milliseconds: 250), look))
+    }
+
+    private mutating func randomLook() -> BubbleShape {
+        let d = rng.uniform(18, 30) * pxPerMM
+        let content: BubbleContent = rng.unit() < 0.5
+            ? .arrow(degrees: Double(rng.integer(in: 0...359))) : .taps(rng.integer(in: 1...3))
+        return BubbleShape(center: .zero, diameter: d, color: .bubble(rng.integer(in: 0...7)), content: content)
+    }
+
+    /// Puts a bubble where it overlaps no other, if 30 tries find such a place.
+    private mutating func place(_ look: BubbleShape) {
+        var b = look
+        let margin = 4 * pxPerMM, top = 12 * pxPerMM + margin, r = b.diameter / 2
+        for _ in 0..<30 {
+            b.center = Vector2(rng.uniform(margin + r, max(margin + r + 1, Double(size.width) - margin - r)),
+                               rng.uniform(top + r, max(top + r + 1, Double(size.height) - margin - r)))
+            let free = bubbles.allSatisfy { $0.shape.center.distance(to: b.center) > ($0.shape.diameter + b.diameter) / 2 + 8 }
+            if free { break }
+        }
+        bubbles.append((nextID, b))
+        nextID += 1
+    }
+}
+
+/// The figures of one run, as a table or as one JSON object.
+struct BenchReport {
+    var size: PixelSize
+    var bubbles: Int
+    var frames: Int
+    var fullRedraw = Timing()
+    var animated = Timing()
+    var idle = Timing()
+    var naive = Timing()
+    var memcpy = Timing()
+    var damageBytesPerFrame = 0.0
+    var damageRectsPerFrame = 0.0
+    var spritesRenderedPerFrame = 0.0
+    var idleDamageRects = 0
+    var sprites = 0
+    var spriteBytes = 0
+    var peakRSSMB = 0.0
+
+    /// The issue's targets, relative to this machine's memcpy.
+    var targets: [(String, Bool)] {
+        [("full_redraw_le_4x_memcpy", fullRedraw.median <= 4 * memcpy.median),
+         ("animated_le_1x_memcpy", animated.median <= memcpy.median),
+         ("idle_draws_nothing", idleDamageRects == 0),
+         ("peak_rss_le_40mb", peakRSSMB <= 40)]
+    }
+
+    /// Keys stay in this order; later fields (input_latency_ms) go before "targets".
+    var json: JSON {
+        .object([
+            ("size", .string(size.description)), ("bubbles", .int(bubbles)), ("frames", .int(frames)),
+            ("full_redraw_ms", fullRedraw.json), ("animated_ms", animated.json), ("idle_ms", idle.json),
+            ("naive_ms", naive.json), ("memcpy_ms", JSON.rounded(memcpy.median, 4)),
+            ("memcpy_p95_ms", JSON.rounded(memcpy.p95, 4)),
+            ("damage_bytes_per_frame", .int(Int(damageBytesPerFrame.rounded()))),
+            ("damage_rects_per_frame", JSON.rounded(damageRectsPerFrame, 2)),
+            ("sprites_rendered_per_frame", JSON.rounded(spritesRenderedPerFrame, 3)),
+            ("sprites_cached", .int(sprites)), ("sprite_cache_mb", JSON.rounded(Double(spriteBytes) / 1_048_576, 2)),
+            ("peak_rss_mb", JSON.rounded(peakRSSMB, 1)),
+            ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
+        ])
+    }
+
+    var table: String {
+        func ms(_ v: Double) -> String { pad(fixed(v, 3), 10) }
+        func row(_ name: String, _ t: Timing) -> String { pad(name, 28, left: true) + ms(t.median) + ms(t.p95) + "\n" }
+        var out = "bubble-kiosk bench: \(size), \(bubbles) bubbles, \(frames) frames a case, CPU time of one thread\n"
+        out += pad("case (ms per frame)", 28, left: true) + pad("median", 10) + pad("p95", 10) + "\n"
+        out += row("full redraw", fullRedraw) + row("animated frame", animated) + row("idle frame", idle)
+        out += row("naive cairo redraw", naive) + row("memcpy of one frame", memcpy)
+        out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
+        out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
+        out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
+        out += "targets: " + targets.map { "\($0.0) \($0.1 ? "ok" : "MISSED")" }.joined(separator: ", ") + "\n"
+        return out
+    }
+
+    private func fixed(_ v: Double, _ places: Int) -> String {
+        var scale = 1
+        for _ in 0..<places { scale *= 10 }
+        let n = Int((v * Double(scale)).rounded())
+        let whole = String(n / scale), frac = String(abs(n % scale))
+        return (n < 0 && n / scale == 0 ? "-" : "") + whole + "." + String(repeating: "0", count: places - frac.count) + frac
+    }
+
+    private func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return left ? s + fill : fill + s
+    }
+}

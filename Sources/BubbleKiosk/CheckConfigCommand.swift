@@ -1,0 +1,55 @@
+import KioskCore
+import KioskPlatform
+
+/// `bubble-kiosk check-config [FILE]`: validates the config and prints the effective settings.
+struct CheckConfigCommand: KioskCommand {
+    static let name = "check-config"
+    static let usage = """
+        usage: bubble-kiosk check-config [FILE] [--example]
+
+        Reads \(ConfigLoader.systemDirectory)/\(ConfigLoader.mainFileName) and then \
+        \(ConfigLoader.dropInDirectoryName)/*.conf
+        in name order (later files win), or only FILE when given. \(ConfigLoader.directoryVariable)
+        replaces \(ConfigLoader.systemDirectory).
+
+        Prints the effective settings as a config file on stdout and exits 0, or every error
+        as FILE:LINE: message on stderr and exits 1. Unknown sections and keys, and keys set
+        twice in one file, are warnings on stderr.
+
+          --example   print an example config: every key commented out with its default
+        """
+
+    static func run(_ args: ArraySlice<String>) throws -> Int32 {
+        let arguments = try Arguments(args, valued: ["config"], flags: ["example"])
+        if arguments.has("example") {
+            guard arguments.positionals.isEmpty, arguments.value("config") == nil else {
+                throw UsageError("--example takes no FILE")
+            }
+            Console.out(ConfigSchema.standard.renderExample())
+            return 0
+        }
+        // `--config FILE` is accepted too, so the option other commands take works here as well.
+        var files = arguments.positionals
+        if let file = arguments.value("config") { files.append(file) }
+        guard files.count <= 1 else {
+            throw UsageError("expected at most one FILE, got \(files.count)")
+        }
+
+        let result = ConfigLoader.load(configPath: files.first)
+        for diagnostic in result.diagnostics {
+            Console.errorLine(diagnostic.description)
+        }
+        if result.hasErrors { return 1 }
+        Console.out(header(result, explicitFile: files.first) + "\n" + ConfigSchema.standard.render(result.settings))
+        return 0
+    }
+
+    /// A comment naming the sources, so a pasted copy still says where it came from.
+    private static func header(_ result: ConfigResult, explicitFile: String?) -> String {
+        if result.files.isEmpty {
+            return "# Effective bubble-kiosk settings: built-in defaults (no config files in \(ConfigLoader.directory()))\n"
+        }
+        let list = result.files.map { "#   \($0)\n" }.joined()
+        return "# Effective bubble-kiosk settings: built-in defaults, overridden by\n" + list
+    }
+}

@@ -1,0 +1,119 @@
+import KioskCore
+import KioskPlatform
+
+/// Settings, screen and density shared by the game commands.
+struct GameSetup {
+    var settings: Settings
+    var field: PlayField
+    var mode: Round.Mode
+
+    static let valued: Set<String> = ["seed", "size", "config", "mode"]
+
+    init(_ args: Arguments) throws {
+        let size = try args.requiredSize()
+        switch args.value("mode") ?? "classic" {
+        case "classic": mode = .classic
+        case "timed": mode = .timed
+        case let other: throw UsageError("--mode expects classic or timed, got '\(other)'")
+        }
+        settings = loadSettings(configPath: args.value("config"))
+        field = PlayField(size: size, pxPerMM: settings.display.pxPerMM ?? DisplaySettings.fallbackPxPerMM,
+                          game: settings.game)
+    }
+}
+
+/// Loads a recording or prints `FILE:LINE: message` and yields exit code 2.
+func loadRecording(_ path: String) -> EvemuRecording? {
+    let text: String
+    do {
+        text = try FileSystem.readText(path)
+    } catch {
+        Console.errorLine("\(path): cannot read recording: \(error)")
+        return nil
+    }
+    do {
+        return try EvemuRecording.parse(text, file: path)
+    } catch {
+        Console.errorLine("\(error)")
+        return nil
+    }
+}
+
+/// `bubble-kiosk state`: the classic round a seed and a screen size give.
+struct StateCommand: KioskCommand {
+    static let name = "state"
+    static let usage = """
+        usage: bubble-kiosk state --seed N --size WxH [--config F] [--mode classic|timed]
+        Prints one JSON object: width, height, px_per_mm and the bubbles (id, kind, x, y, diameter,
+        and taps or angle_deg). The same arguments give the same bubbles on every machine.
+        """
+
+    static func run(_ argv: ArraySlice<String>) throws -> Int32 {
+        let args = try Arguments(argv, valued: GameSetup.valued, flags: [])
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        let seed = try args.requiredSeed()
+        let setup = try GameSetup(args)
+        let round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: .zero)
+        Console.line(GameJSON.state(round).text)
+        return 0
+    }
+}
+
+/// `bubble-kiosk play`: replays a recording into the round `state` prints.
+struct PlayCommand: KioskCommand {
+    static let name = "play"
+    static let usage = """
+        usage: bubble-kiosk play RECORDING --seed N --size WxH [--config F] [--mode classic|timed]
+        Starts the round `state` prints for the same arguments, replays the evemu RECORDING on
+        virtual time and prints one JSON object: score, popped, remaining, round_over, bubbles.
+        A malformed recording is reported as FILE:LINE: message, exit 2.
+        """
+
+    static func run(_ argv: ArraySlice<String>) throws -> Int32 {
+        let args = try Arguments(argv, valued: GameSetup.valued, flags: [])
+        guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
+        let seed = try args.requiredSeed()
+        let setup = try GameSetup(args)
+        guard let recording = loadRecording(args.positionals[0]) else { return 2 }
+        let span = Replay.span(of: recording)
+        var round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: span.start)
+        let thresholds = GestureThresholds(setup.settings.gestures, pxPerMM: setup.field.pxPerMM)
+        Replay.gestures(of: recording, screen: setup.field.size, thresholds: thresholds) { gesture in
+            _ = round.advance(to: gesture.time)
+            _ = round.handle(gesture)
+        }
+        _ = round.advance(to: span.end)
+        Console.line(GameJSON.outcome(round).text)
+        return 0
+    }
+}
+
+/// `bubble-kiosk gestures`: what the recogniser makes of a recording, one JSON object a line.
+struct GesturesCommand: KioskCommand {
+    static let name = "gestures"
+    static let usage = """
+        usage: bubble-kiosk gestures RECORDING --size WxH [--config F] [--moves]
+        Prints one JSON object per recognised gesture: t_ms (from the first event), slot, kind
+        (tap|long_press|drag_start|drag_end|swipe|cancel), x, y; count for taps; angle_deg,
+        distance_px, velocity_px_s for swipes. --moves adds drag_move lines.
+        """
+
+    static func run(_ argv: ArraySlice<String>) throws -> Int32 {
+        let args = try Arguments(argv, valued: ["size", "config"], flags: ["moves"])
+        guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
+        let size = try args.requiredSize()
+        let settings = loadSettings(configPath: args.value("config"))
+        guard let recording = loadRecording(args.positionals[0]) else { return 2 }
+        let pxPerMM = settings.display.pxPerMM ?? DisplaySettings.fallbackPxPerMM
+        let thresholds = GestureThresholds(settings.gestures, pxPerMM: pxPerMM)
+        let origin = Replay.span(of: recording).start
+        let withMoves = args.has("moves")
+        var out = ""
+        Replay.gestures(of: recording, screen: size, thresholds: thresholds) { g in
+            if g.kind == .dragMove && !withMoves { return }
+            out += GameJSON.gesture(g, origin: origin).text + "\n"
+        }
+        Console.out(out)
+        return 0
+    }
+}

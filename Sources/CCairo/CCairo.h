@@ -1,0 +1,4 @@
+#ifndef CCAIRO_H
+#define CCAIRO_H
+#include <cairo.h>
+#endif

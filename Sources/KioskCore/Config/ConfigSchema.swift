@@ -1,0 +1,385 @@
+/// What a config key accepts and which `Settings` field it sets.
+/// A new kind of value (bool, text, choice) is a new case plus its arms in `ConfigKey`.
+public enum ConfigKind: Sendable {
+    /// A whole number (`12`, `-5`) within the range.
+    case int(WritableKeyPath<Settings, Int> & Sendable, ClosedRange<Int>)
+    /// A decimal number (`3`, `3.5`) within the range.
+    case double(WritableKeyPath<Settings, Double> & Sendable, ClosedRange<Double>)
+    /// A decimal number within the range, or `auto` for nil (decided at run time).
+    case optionalDouble(WritableKeyPath<Settings, Double?> & Sendable, ClosedRange<Double>)
+}
+
+/// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
+public struct ConfigKey: Sendable {
+    public let section: String
+    public let name: String
+    public let kind: ConfigKind
+    /// One line for the example config: what the key changes, in the operator's terms.
+    public let doc: String
+
+    public init(_ section: String, _ name: String, _ kind: ConfigKind, _ doc: String) {
+        self.section = section
+        self.name = name
+        self.kind = kind
+        self.doc = doc
+    }
+
+    /// `section.name`, unique within a schema.
+    public var id: String { "\(section).\(name)" }
+
+    /// What the key accepts, for messages: `a whole number from 1 to 200`.
+    public var expectation: String {
+        switch kind {
+        case .int(_, let r): return "a whole number from \(r.lowerBound) to \(r.upperBound)"
+        case .double(_, let r): return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound))"
+        case .optionalDouble(_, let r):
+            return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) or 'auto'"
+        }
+    }
+
+    /// Parses and range-checks `text` and stores it in `settings`;
+    /// returns the error message (without location or key name) when the value is rejected.
+    public func apply(_ text: String, to settings: inout Settings) -> String? {
+        let rejected = "expected \(expectation), got '\(text)'"
+        switch kind {
+        case .int(let path, let range):
+            guard let value = parseConfigInt(text), range.contains(value) else { return rejected }
+            settings[keyPath: path] = value
+        case .double(let path, let range):
+            guard let value = parseConfigDouble(text), range.contains(value) else { return rejected }
+            settings[keyPath: path] = value
+        case .optionalDouble(let path, let range):
+            if text == "auto" {
+                settings[keyPath: path] = nil
+                return nil
+            }
+            guard let value = parseConfigDouble(text), range.contains(value) else { return rejected }
+            settings[keyPath: path] = value
+        }
+        return nil
+    }
+
+    /// The key's value in `settings`, written so that `apply` reads it back unchanged.
+    public func render(_ settings: Settings) -> String {
+        switch kind {
+        case .int(let path, _): return String(settings[keyPath: path])
+        case .double(let path, _): return formatConfigNumber(settings[keyPath: path])
+        case .optionalDouble(let path, _): return settings[keyPath: path].map(formatConfigNumber) ?? "auto"
+        }
+    }
+
+    /// The value as a number for cross-checks; nil when it is `auto`.
+    public func number(in settings: Settings) -> Double? {
+        switch kind {
+        case .int(let path, _): return Double(settings[keyPath: path])
+        case .double(let path, _): return settings[keyPath: path]
+        case .optionalDouble(let path, _): return settings[keyPath: path]
+        }
+    }
+
+    /// Copies this key's field from `source`; used to fall back to defaults.
+    public func copy(from source: Settings, to target: inout Settings) {
+        switch kind {
+        case .int(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .double(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .optionalDouble(let path, _): target[keyPath: path] = source[keyPath: path]
+        }
+    }
+}
+
+/// A cross-check between two numeric keys of one section: `lower` must not exceed `upper`.
+public struct ConfigOrdering: Sendable {
+    public let section: String
+    public let lower: String
+    public let upper: String
+
+    public init(_ section: String, _ lower: String, _ upper: String) {
+        self.section = section
+        self.lower = lower
+        self.upper = upper
+    }
+}
+
+/// Every known key and cross-check; the single table the parser, loader and renderer share.
+public struct ConfigSchema: Sendable {
+    public let keys: [ConfigKey]
+    public let orderings: [ConfigOrdering]
+    private let index: [String: Int]
+
+    public init(keys: [ConfigKey], orderings: [ConfigOrdering] = []) {
+        self.keys = keys
+        self.orderings = orderings
+        var index: [String: Int] = [:]
+        for (i, key) in keys.enumerated() {
+            precondition(index[key.id] == nil, "config key \(key.id) is listed twice")
+            index[key.id] = i
+        }
+        self.index = index
+    }
+
+    /// Section names in the order their first key appears, so new sections need no list of their own.
+    public var sections: [String] {
+        var seen: Set<String> = []
+        return keys.compactMap { seen.insert($0.section).inserted ? $0.section : nil }
+    }
+
+    public func key(_ section: String, _ name: String) -> ConfigKey? {
+        index["\(section).\(name)"].map { keys[$0] }
+    }
+
+    public func hasSection(_ section: String) -> Bool {
+        keys.contains { $0.section == section }
+    }
+
+    /// `settings` as config text: every section and key, in schema order.
+    public func render(_ settings: Settings) -> String {
+        sections.map { section in
+            let lines = keys.filter { $0.section == section }.map { "\($0.name) = \($0.render(settings))\n" }
+            return "[\(section)]\n" + lines.joined()
+        }.joined(separator: "\n")
+    }
+
+    /// The example config: every key commented out with its default, after its doc line.
+    public func renderExample(_ defaults: Settings = Settings()) -> String {
+        var text = """
+            # bubble-kiosk configuration: every key with its built-in default.
+            # Put changes in /etc/bubble-kiosk/kiosk.conf or in drop-ins
+            # /etc/bubble-kiosk/kiosk.conf.d/*.conf (read in name order, later files win).
+            # Uncomment a line to change it; check with `bubble-kiosk check-config`.
+            # Sizes are millimetres on the glass (mm), times milliseconds (ms) or seconds (s).
+            # Generated by `bubble-kiosk check-config --example`.
+
+            """
+        for section in sections {
+            text += "\n[\(section)]\n"
+            for key in keys where key.section == section {
+                text += "# \(key.doc) (\(key.expectation))\n#\(key.name) = \(key.render(defaults))\n"
+            }
+        }
+        return text
+    }
+
+    /// Suggests a known key for a misspelt one, preferring its own section; nil when nothing is close.
+    func suggestion(for name: String, in section: String) -> ConfigKey? {
+        var best: (key: ConfigKey, rank: (Int, Int))? = nil
+        for key in keys {
+            let distance = configEditDistance(name, key.name)
+            guard distance <= 2 else { continue }
+            let rank = (distance, key.section == section ? 0 : 1)
+            if best == nil || rank < best!.rank { best = (key, rank) }
+        }
+        return best?.key
+    }
+
+    /// Suggests a known section for a misspelt one.
+    func sectionSuggestion(for name: String) -> String? {
+        sections.map { ($0, configEditDistance(name, $0)) }
+            .filter { $0.1 <= 2 }
+            .min { $0.1 < $1.1 }?.0
+    }
+}
+
+extension ConfigSchema {
+    /// The kiosk's keys. Adding a key: one line here plus its field (with default) in `Settings`.
+    public static let standard = ConfigSchema(keys: [
+        ConfigKey("display", "px_per_mm", .optionalDouble(\.display.pxPerMM, 0.5...40),
+                  "Screen pixels per millimetre; auto asks the display, else assumes \(formatConfigNumber(DisplaySettings.fallbackPxPerMM))"),
+
+        ConfigKey("gestures", "tap_slop_mm", .double(\.gestures.tapSlopMM, 0.5...20),
+                  "A contact moving further than this from where it went down is no tap"),
+        ConfigKey("gestures", "tap_max_ms", .double(\.gestures.tapMaxMS, 50...5000),
+                  "A contact held longer than this is no tap"),
+        ConfigKey("gestures", "long_press_ms", .double(\.gestures.longPressMS, 100...10000),
+                  "Held this long without leaving the tap slop: a long press"),
+        ConfigKey("gestures", "drag_start_mm", .double(\.gestures.dragStartMM, 0.5...20),
+                  "Moving this far from the down position starts a drag"),
+        ConfigKey("gestures", "swipe_min_distance_mm", .double(\.gestures.swipeMinDistanceMM, 1...200),
+                  "A drag ending at least this far from its start can be a swipe"),
+        ConfigKey("gestures", "swipe_min_velocity_mm_s", .double(\.gestures.swipeMinVelocityMMPerS, 0...2000),
+                  "...if the finger still moves at least this fast (mm per second) when it lifts"),
+        ConfigKey("gestures", "velocity_window_ms", .double(\.gestures.velocityWindowMS, 10...1000),
+                  "Recent movement used to estimate the finger's speed"),
+        ConfigKey("gestures", "multi_tap_interval_ms", .double(\.gestures.multiTapIntervalMS, 50...2000),
+                  "A tap starting within this time after the previous one continues its count"),
+        ConfigKey("gestures", "multi_tap_slop_mm", .double(\.gestures.multiTapSlopMM, 1...100),
+                  "...if it lands within this distance of it"),
+
+        ConfigKey("game", "bubbles", .int(\.game.bubbles, 1...200),
+                  "Bubbles in a classic round"),
+        ConfigKey("game", "bubble_min_mm", .double(\.game.bubbleMinMM, 5...200),
+                  "Smallest bubble diameter; at most bubble_max_mm"),
+        ConfigKey("game", "bubble_max_mm", .double(\.game.bubbleMaxMM, 5...200),
+                  "Largest bubble diameter"),
+        ConfigKey("game", "margin_mm", .double(\.game.marginMM, 0...100),
+                  "Free border around the play field"),
+        ConfigKey("game", "hud_height_mm", .double(\.game.hudHeightMM, 0...100),
+                  "Height of the score bar at the top, kept free of bubbles"),
+        ConfigKey("game", "hit_margin_mm", .double(\.game.hitMarginMM, 0...20),
+                  "Extra radius around a bubble that still counts as a hit, for fingers"),
+        ConfigKey("game", "swipe_tolerance_deg", .double(\.game.swipeToleranceDeg, 1...90),
+                  "A swipe pops a swipe bubble when within this many degrees of its arrow"),
+        ConfigKey("game", "swipe_share", .double(\.game.swipeShare, 0...1),
+                  "Share of swipe bubbles among new bubbles, 0 none to 1 all"),
+        ConfigKey("game", "max_taps", .int(\.game.maxTaps, 1...9),
+                  "A tap bubble needs from 1 to this many taps"),
+
+        ConfigKey("timed", "duration_s", .double(\.timed.durationS, 5...3600),
+                  "Length of a timed round"),
+        ConfigKey("timed", "start_bubbles", .int(\.timed.startBubbles, 0...200),
+                  "Bubbles on screen when a timed round starts; at most max_bubbles"),
+        ConfigKey("timed", "spawn_interval_ms", .double(\.timed.spawnIntervalMS, 100...60000),
+                  "A new bubble appears this often"),
+        ConfigKey("timed", "max_bubbles", .int(\.timed.maxBubbles, 1...200),
+                  "No new bubbles while this many are on screen"),
+
+        ConfigKey("score", "tap_bubble", .int(\.score.tapBubble, -10000...10000),
+                  "Points per tap a tap bubble needed, paid when it pops"),
+        ConfigKey("score", "swipe_bubble", .int(\.score.swipeBubble, -10000...10000),
+                  "Points per swipe bubble popped"),
+        ConfigKey("score", "round_bonus", .int(\.score.roundBonus, -10000...10000),
+                  "Points for clearing a classic round"),
+        ConfigKey("score", "miss", .int(\.score.miss, -10000...10000),
+                  "Points added (0 or negative) for a tap or swipe that hits no bubble"),
+    ], orderings: [
+        ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
+        ConfigOrdering("timed", "start_bubbles", "max_bubbles"),
+    ])
+}
+
+/// The settings after loading, with every finding in the order the files and lines were read.
+public struct ConfigResult: Sendable {
+    public var settings: Settings
+    public var diagnostics: [ConfigDiagnostic]
+    /// Files that were read, in order; empty when only built-in defaults apply.
+    public var files: [String]
+
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}
+
+/// Applies config files over the defaults in order. Later files win key by key, and a rejected
+/// value leaves the earlier one in place, so a typo never stops the kiosk from starting.
+public struct ConfigBuilder: Sendable {
+    public let schema: ConfigSchema
+    public let defaults: Settings
+    private var settings: Settings
+    private var diagnostics: [ConfigDiagnostic] = []
+    private var files: [String] = []
+    /// Where each key's current value came from, so cross-checks can blame the right line.
+    private var origins: [String: Origin] = [:]
+    private var applied = 0
+
+    private struct Origin: Sendable {
+        var file: String
+        var line: Int
+        var text: String
+        /// Position in reading order across all files.
+        var order: Int
+    }
+
+    public init(schema: ConfigSchema = .standard, defaults: Settings = Settings()) {
+        self.schema = schema
+        self.defaults = defaults
+        self.settings = defaults
+    }
+
+    /// Parses and applies one file's text.
+    public mutating func add(text: String, file: String) {
+        add(ConfigParser.parse(text, file: file))
+    }
+
+    /// Applies one parsed file.
+    public mutating func add(_ parsed: ParsedConfig) {
+        files.append(parsed.file)
+        var found = parsed.diagnostics
+        for header in parsed.sections where !schema.hasSection(header.name) {
+            var message = "unknown section [\(header.name)]"
+            if let near = schema.sectionSuggestion(for: header.name) { message += " (did you mean [\(near)]?)" }
+            found.append(.warning(parsed.file, header.line, message))
+        }
+        var lastLines: [String: Int] = [:]
+        for entry in parsed.entries {
+            found += apply(entry, lastLines: &lastLines)
+        }
+        // Syntax and value findings are collected separately; show them in line order.
+        let ordered = found.enumerated().sorted { a, b in
+            (a.element.line ?? 0, a.offset) < (b.element.line ?? 0, b.offset)
+        }
+        diagnostics += ordered.map(\.element)
+    }
+
+    /// Records a finding from outside any file's text, such as a file that cannot be read.
+    public mutating func report(_ diagnostic: ConfigDiagnostic) {
+        diagnostics.append(diagnostic)
+    }
+
+    private mutating func apply(_ entry: ConfigEntry, lastLines: inout [String: Int]) -> [ConfigDiagnostic] {
+        guard let section = entry.section else {
+            var message = "key '\(entry.key)' comes before any [section] line"
+            let homes = schema.keys.filter { $0.name == entry.key }.map { "[\($0.section)]" }
+            if !homes.isEmpty { message += "; it belongs under \(homes.joined(separator: " or "))" }
+            return [.error(entry.file, entry.line, message)]
+        }
+        // Keys of an unknown section are covered by the warning on its header.
+        guard schema.hasSection(section) else { return [] }
+        guard let key = schema.key(section, entry.key) else {
+            var message = "unknown key '\(entry.key)' in [\(section)]"
+            if let near = schema.suggestion(for: entry.key, in: section) {
+                message += near.section == section
+                    ? " (did you mean '\(near.name)'?)"
+                    : " (did you mean '\(near.name)' in [\(near.section)]?)"
+            }
+            return [.warning(entry.file, entry.line, message)]
+        }
+        var found: [ConfigDiagnostic] = []
+        if let previous = lastLines[key.id] {
+            found.append(.warning(entry.file, entry.line,
+                                  "duplicate key '\(key.name)' in [\(section)], also on line \(previous); the later line wins"))
+        }
+        lastLines[key.id] = entry.line
+        if let problem = key.apply(entry.value, to: &settings) {
+            found.append(.error(entry.file, entry.line, "\(key.name): \(problem)"))
+        } else {
+            applied += 1
+            origins[key.id] = Origin(file: entry.file, line: entry.line, text: entry.value, order: applied)
+        }
+        return found
+    }
+
+    /// Runs the cross-checks and returns the settings to use with every finding.
+    /// A pair that fails a check falls back to both defaults, which are known to agree.
+    public func finish() -> ConfigResult {
+        var settings = self.settings
+        var diagnostics = self.diagnostics
+        for ordering in schema.orderings {
+            guard let low = schema.key(ordering.section, ordering.lower),
+                  let high = schema.key(ordering.section, ordering.upper) else {
+                preconditionFailure("config ordering names an unknown key: \(ordering)")
+            }
+            guard let lowValue = low.number(in: settings), let highValue = high.number(in: settings),
+                  lowValue > highValue else { continue }
+            // Blame the line read last: the pair held until that line changed it.
+            let lowOrigin = origins[low.id], highOrigin = origins[high.id]
+            let blameLow: Bool
+            switch (lowOrigin, highOrigin) {
+            case let (l?, h?): blameLow = l.order > h.order
+            case (.some, nil): blameLow = true
+            case (nil, .some): blameLow = false
+            case (nil, nil): continue  // inconsistent defaults; the schema tests rule that out
+            }
+            let (bad, other) = blameLow ? (low, high) : (high, low)
+            guard let badOrigin = blameLow ? lowOrigin : highOrigin else { continue }
+            let source: String
+            if let o = blameLow ? highOrigin : lowOrigin {
+                source = o.file == badOrigin.file ? "set on line \(o.line)" : "set in \(o.file):\(o.line)"
+            } else {
+                source = "the default"
+            }
+            let relation = blameLow ? "at most" : "at least"
+            diagnostics.append(.error(badOrigin.file, badOrigin.line,
+                "\(bad.name): must be \(relation) \(other.name) (\(other.render(settings)), \(source)), got '\(badOrigin.text)'"))
+            low.copy(from: defaults, to: &settings)
+            high.copy(from: defaults, to: &settings)
+        }
+        return ConfigResult(settings: settings, diagnostics: diagnostics, files: files)
+    }
+}

@@ -1,0 +1,108 @@
+/// Gesture thresholds in physical units, so the feel is the same on any screen size.
+/// Defaults and their sources are tabled in the README.
+public struct GestureSettings: Equatable, Sendable {
+    /// A contact that moves further than this from where it went down is no tap.
+    public var tapSlopMM = 3.0
+    /// A contact held longer than this is no tap.
+    public var tapMaxMS = 500.0
+    /// Held this long without leaving the tap slop: a long press.
+    public var longPressMS = 500.0
+    /// Moving this far from the down position starts a drag.
+    public var dragStartMM = 3.0
+    /// A drag ending at least this far from where it started can be a swipe...
+    public var swipeMinDistanceMM = 8.0
+    /// ...if the finger still moves at least this fast when it lifts.
+    public var swipeMinVelocityMMPerS = 20.0
+    /// Window of samples for the velocity estimate.
+    public var velocityWindowMS = 100.0
+    /// A tap that starts within this time after the previous tap's end continues its count...
+    public var multiTapIntervalMS = 300.0
+    /// ...if it lands within this distance of it.
+    public var multiTapSlopMM = 16.0
+
+    public init() {}
+}
+
+/// Layout and rules of a round, sizes in millimetres.
+public struct GameSettings: Equatable, Sendable {
+    /// Bubbles in a classic round.
+    public var bubbles = 10
+    public var bubbleMinMM = 18.0
+    public var bubbleMaxMM = 30.0
+    /// Free border around the play field.
+    public var marginMM = 4.0
+    /// Height of the heads-up bar at the top, kept free of bubbles.
+    public var hudHeightMM = 12.0
+    /// Extra radius around a bubble that still counts as a hit, for fingers.
+    public var hitMarginMM = 3.0
+    /// A swipe pops a swipe bubble when within this many degrees of its arrow.
+    public var swipeToleranceDeg = 30.0
+    /// Share of swipe bubbles among new bubbles (0...1).
+    public var swipeShare = 0.5
+    /// Tap bubbles need 1...maxTaps taps.
+    public var maxTaps = 3
+
+    public init() {}
+}
+
+/// The timed mode: bubbles keep coming until the countdown ends.
+public struct TimedSettings: Equatable, Sendable {
+    public var durationS = 60.0
+    public var startBubbles = 5
+    public var spawnIntervalMS = 1500.0
+    public var maxBubbles = 12
+
+    public init() {}
+}
+
+/// Points, kept in the config so operators can tune them.
+public struct ScoreSettings: Equatable, Sendable {
+    /// Per tap a tap bubble needed, paid when it pops.
+    public var tapBubble = 10
+    /// Per swipe bubble popped.
+    public var swipeBubble = 20
+    /// For clearing a classic round.
+    public var roundBonus = 50
+    /// Added (usually 0 or negative) for a tap or swipe that hits no bubble.
+    public var miss = 0
+
+    public init() {}
+}
+
+/// Display facts the core needs.
+public struct DisplaySettings: Equatable, Sendable {
+    /// Pixel density override; nil means: ask the display, else `fallbackPxPerMM`.
+    public var pxPerMM: Double? = nil
+    /// Used when neither the config nor the display gives a density (about 100 dpi, a 22" 1080p).
+    public static let fallbackPxPerMM = 4.0
+
+    public init() {}
+}
+
+/// The unattended kiosk: idle return, round-over screen, and the attract demo.
+public struct AttractSettings: Equatable, Sendable {
+    /// Nobody touched the screen this long mid-round: back to the start screen.
+    public var idleTimeoutS = 45.0
+    /// How long the round-over screen stays before the start screen returns.
+    public var roundOverS = 10.0
+    /// Play a demo round with ghost fingers when the start screen has been idle.
+    public var demo = true
+    /// Start screen idle this long before the demo begins.
+    public var demoAfterS = 15.0
+    /// Real rounds use the timed mode instead of the classic one.
+    public var timedMode = false
+
+    public init() {}
+}
+
+/// Every setting of the kiosk, with built-in defaults so no config file is needed.
+public struct Settings: Equatable, Sendable {
+    public var display = DisplaySettings()
+    public var gestures = GestureSettings()
+    public var game = GameSettings()
+    public var timed = TimedSettings()
+    public var score = ScoreSettings()
+    public var attract = AttractSettings()
+
+    public init() {}
+}

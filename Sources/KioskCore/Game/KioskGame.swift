@@ -1,0 +1,142 @@
+/// The kiosk's screens around the rounds: start screen, playing, round over, and the way back
+/// to the start screen when people walk away.
+///
+/// A state machine owned by one value, switched on in `handle` and `advance`, in the manner of a
+/// small game loop. Time is passed in.
+public struct KioskGame: Sendable {
+    /// What the screen shows.
+    public enum Screen: Equatable, Sendable {
+        case start
+        /// A round in play; `demo` when the attract mode plays it by itself.
+        case playing(demo: Bool)
+        case roundOver
+    }
+
+    public let field: PlayField
+    public let settings: Settings
+    public private(set) var screen: Screen = .start
+    public private(set) var round: Round?
+    /// When the screen last changed (animations and timeouts count from here).
+    public private(set) var screenSince: TimeStamp
+    /// When a real person last touched the screen.
+    public private(set) var lastRealTouch: TimeStamp
+    private var seeds: SeededGenerator
+
+    /// - Parameter seed: seeds the rounds' layouts; real runs take it from the clock.
+    public init(field: PlayField, settings: Settings, seed: UInt64, at time: TimeStamp) {
+        self.field = field
+        self.settings = settings
+        self.seeds = SeededGenerator(seed: seed)
+        screenSince = time
+        lastRealTouch = time
+    }
+
+    /// The capsule button of the start and round-over screens, centred.
+    public var button: Rect {
+        let w = min(field.px(80), Double(field.size.width) * 0.8)
+        let h = min(field.px(24), Double(field.size.height) * 0.25)
+        return Rect(x: (Double(field.size.width) - w) / 2, y: (Double(field.size.height) - h) / 2 + field.px(10),
+                    width: w, height: h)
+    }
+
+    public var isDemo: Bool { screen == .playing(demo: true) }
+
+    /// Notes real touch activity (any frame with contacts) for the idle timeout.
+    public mutating func touched(at time: TimeStamp) {
+        lastRealTouch = time
+    }
+
+    /// Starts a round now (the Start button, or the attract demo).
+    public mutating func startRound(at time: TimeStamp, demo: Bool = false) -> [GameEvent] {
+        let mode: Round.Mode = settings.attract.timedMode && !demo ? .timed : .classic
+        round = Round(mode: mode, field: field, settings: settings, seed: seeds.next(), at: time)
+        setScreen(.playing(demo: demo), at: time)
+        return [.roundStarted(demo: demo)]
+    }
+
+    /// A gesture; `fromDemo` for the attract mode's ghost fingers.
+    public mutating func handle(_ gesture: Gesture, fromDemo: Bool = false) -> [GameEvent] {
+        if !fromDemo { touched(at: gesture.time) }
+        switch screen {
+        case .start, .roundOver:
+            guard !fromDemo, gesture.kind == .tap, button.inflated(by: field.px(settings.game.hitMarginMM))
+                .contains(gesture.position) else { return [] }
+            return startRound(at: gesture.time)
+        case .playing(let demo):
+            if demo && !fromDemo {
+                // A real person takes over at once: a fresh round of their own.
+                return startRound(at: gesture.time)
+            }
+            guard demo == fromDemo, var r = round else { return [] }
+            var events = r.handle(gesture)
+            round = r
+            if r.isOver { events += finishRound(at: gesture.time) }
+            return events
+        }
+    }
+
+    /// Lets time pass: timed rounds, the round-over screen's timeout, the idle return.
+    public mutating func advance(to time: TimeStamp) -> [GameEvent] {
+        var events: [GameEvent] = []
+        if case .playing = screen, var r = round {
+            events += r.advance(to: time)
+            round = r
+            if r.isOver { events += finishRound(at: r.endTime ?? time) }
+        }
+        if let due = nextDeadline, time >= due {
+            switch screen {
+            case .roundOver:
+                setScreen(.start, at: time)
+            case .playing(demo: false):
+                // Nobody touched for a while: they walked away mid-round.
+                round = nil
+                setScreen(.start, at: time)
+                events.append(.idleReturn)
+            case .start:
+                events += startRound(at: time, demo: true)
+            case .playing(demo: true):
+                break
+            }
+        }
+        return events
+    }
+
+    /// When `advance` next has something to do without input.
+    public var nextDeadline: TimeStamp? {
+        switch screen {
+        case .start:
+            guard settings.attract.demo else { return nil }
+            return max(screenSince, lastRealTouch).adding(milliseconds: settings.attract.demoAfterS * 1000)
+        case .playing(demo: true):
+            return nil
+        case .roundOver:
+            return screenSince.adding(milliseconds: settings.attract.roundOverS * 1000)
+        case .playing(demo: false):
+            let idle = lastRealTouch.adding(milliseconds: settings.attract.idleTimeoutS * 1000)
+            return [idle, round?.nextDeadline].compactMap { $0 }.min()
+        }
+    }
+
+    private mutating func finishRound(at time: TimeStamp) -> [GameEvent] {
+        if isDemo {
+            // The demo loops: straight back to the start screen for the next visitor.
+            round = nil
+            setScreen(.start, at: time)
+            return []
+        }
+        setScreen(.roundOver, at: time)
+        return []
+    }
+
+    private mutating func setScreen(_ s: Screen, at time: TimeStamp) {
+        screen = s
+        screenSince = time
+    }
+}
+
+extension Rect {
+    /// This rectangle grown by `d` on every side.
+    public func inflated(by d: Double) -> Rect {
+        Rect(x: x - d, y: y - d, width: width + 2 * d, height: height + 2 * d)
+    }
+}

@@ -1,0 +1,88 @@
+/// Everything between touch frames and the game: the gesture recogniser, the kiosk's screens
+/// and the attract demo's ghost fingers. The event loop feeds it frames and time; replays and
+/// tests do the same on virtual time.
+public struct KioskSession: Sendable {
+    public private(set) var game: KioskGame
+    private var recognizer: GestureRecognizer
+    private var demo: DemoPlayer?
+    /// The contacts down on each device (the demo's under `DemoPlayer.device`), for finger markers.
+    public private(set) var contacts: [Int: [TouchPoint]] = [:]
+
+    public init(game: KioskGame) {
+        self.game = game
+        recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM)
+    }
+
+    /// A real device's frame.
+    public mutating func process(_ frame: TouchFrame) -> [GameEvent] {
+        var events: [GameEvent] = []
+        if !frame.contacts.isEmpty {
+            game.touched(at: frame.time)
+            if game.isDemo {
+                // Any real touch takes over at once from the ghost fingers.
+                stopDemo(at: frame.time)
+                events += game.startRound(at: frame.time)
+            }
+        }
+        contacts[frame.device] = frame.contacts.isEmpty ? nil : frame.contacts
+        events += recognise(frame, fromDemo: false)
+        return events
+    }
+
+    /// A device went away or lost events: cancel its contacts' gestures.
+    public mutating func cancel(device: Int, at time: TimeStamp) {
+        contacts[device] = nil
+        recognizer.cancelAll(device: device, at: time) { _ in }
+    }
+
+    /// Lets time pass: ghost frames, long presses, timed rounds, timeouts.
+    public mutating func advance(to time: TimeStamp) -> [GameEvent] {
+        var events: [GameEvent] = []
+        if var d = demo {
+            for frame in d.frames(upTo: time) {
+                contacts[DemoPlayer.device] = frame.contacts.isEmpty ? nil : frame.contacts
+                events += recognise(frame, fromDemo: true)
+            }
+            demo = game.isDemo ? d : nil
+        }
+        var due: [Gesture] = []
+        recognizer.advance(to: time) { due.append($0) }
+        for g in due { events += handle(g) }
+        events += game.advance(to: time)
+        follow(events, at: time)
+        return events
+    }
+
+    /// When `advance` next has something to do; nil when nothing moves until input arrives.
+    public var nextDeadline: TimeStamp? {
+        [recognizer.nextDeadline, demo?.nextDeadline, game.nextDeadline].compactMap { $0 }.min()
+    }
+
+    private mutating func recognise(_ frame: TouchFrame, fromDemo: Bool) -> [GameEvent] {
+        var gestures: [Gesture] = []
+        recognizer.process(frame) { gestures.append($0) }
+        var events: [GameEvent] = []
+        for g in gestures { events += handle(g) }
+        follow(events, at: frame.time)
+        return events
+    }
+
+    private mutating func handle(_ g: Gesture) -> [GameEvent] {
+        game.handle(g, fromDemo: g.device == DemoPlayer.device)
+    }
+
+    /// Starts or stops the ghost fingers as the game's screens change.
+    private mutating func follow(_ events: [GameEvent], at time: TimeStamp) {
+        if events.contains(.roundStarted(demo: true)), let round = game.round {
+            demo = DemoPlayer(round: round, at: time)
+        } else if !game.isDemo && demo != nil {
+            stopDemo(at: time)
+        }
+    }
+
+    private mutating func stopDemo(at time: TimeStamp) {
+        demo = nil
+        contacts[DemoPlayer.device] = nil
+        recognizer.cancelAll(device: DemoPlayer.device, at: time) { _ in }
+    }
+}

@@ -1,0 +1,157 @@
+/// Something the round did in answer to a gesture or to time passing; renderers and sounds
+/// react to these.
+public enum GameEvent: Equatable, Sendable {
+    /// A tap bubble took a tap and still needs `tapsLeft`.
+    case tapped(bubble: Int, tapsLeft: Int)
+    /// A bubble popped, worth `points`.
+    case popped(bubble: Int, points: Int)
+    /// A swipe on a swipe bubble in the wrong direction.
+    case wrongDirection(bubble: Int)
+    /// A tap or swipe that hit no bubble.
+    case missed(at: Vector2)
+    /// A new bubble appeared (timed mode).
+    case spawned(bubble: Int)
+    /// The round ended with this score.
+    case roundOver(score: Int)
+    /// A new round began (by a person, or the attract demo).
+    case roundStarted(demo: Bool)
+    /// Nobody touched the screen for the idle timeout: back to the start screen.
+    case idleReturn
+}
+
+/// One round of play: the bubbles, the rules that pop them, score and time.
+///
+/// Time is a value passed in, never read from a clock, so replays run on virtual time.
+public struct Round: Sendable {
+    /// Classic pops a fixed set; timed keeps spawning until the countdown ends.
+    public enum Mode: String, Sendable { case classic, timed }
+
+    public let mode: Mode
+    public let field: PlayField
+    public let settings: Settings
+    public private(set) var bubbles: [Bubble] = []
+    public private(set) var score = 0
+    public let startTime: TimeStamp
+    public private(set) var endTime: TimeStamp?
+    private var rng: SeededGenerator
+    private var nextSpawn: TimeStamp
+    private var nextID = 0
+
+    public init(mode: Mode = .classic, field: PlayField, settings: Settings, seed: UInt64, at time: TimeStamp) {
+        self.mode = mode
+        self.field = field
+        self.settings = settings
+        self.rng = SeededGenerator(seed: seed)
+        self.startTime = time
+        self.nextSpawn = time.adding(milliseconds: settings.timed.spawnIntervalMS)
+        let initial = mode == .classic ? settings.game.bubbles : settings.timed.startBubbles
+        for _ in 0..<initial { _ = spawn(at: time) }
+    }
+
+    public var isOver: Bool { endTime != nil }
+    public var popped: Int { bubbles.count { $0.isPopped } }
+    public var remaining: Int { bubbles.count { !$0.isPopped } }
+
+    /// Seconds left in a timed round, or seconds played in a classic one, at `time`.
+    public func clockSeconds(at time: TimeStamp) -> Double {
+        let end = endTime ?? time
+        let played = max(0, end.milliseconds(since: startTime) / 1000)
+        return mode == .timed ? max(0, settings.timed.durationS - played) : played
+    }
+
+    /// The live bubble under a point, with the finger margin; the nearest centre wins.
+    public func bubble(at point: Vector2) -> Int? {
+        let margin = field.px(settings.game.hitMarginMM)
+        var best: (index: Int, distance: Double)?
+        for (i, b) in bubbles.enumerated() where !b.isPopped {
+            let d = b.center.distance(to: point)
+            if d <= b.radius + margin, d < (best?.distance ?? .infinity) { best = (i, d) }
+        }
+        return best?.index
+    }
+
+    /// Applies a gesture. Taps and swipes play; other kinds change nothing.
+    public mutating func handle(_ gesture: Gesture) -> [GameEvent] {
+        guard !isOver else { return [] }
+        var events: [GameEvent] = []
+        switch gesture.kind {
+        case .tap:
+            guard let i = bubble(at: gesture.position) else {
+                events.append(miss(at: gesture.position))
+                break
+            }
+            guard case .tap(let required) = bubbles[i].kind else { break }
+            bubbles[i].tapsLeft -= 1
+            if bubbles[i].tapsLeft <= 0 {
+                events.append(pop(i, points: settings.score.tapBubble * required, at: gesture.time))
+            } else {
+                events.append(.tapped(bubble: bubbles[i].id, tapsLeft: bubbles[i].tapsLeft))
+            }
+        case .swipe:
+            // The swipe must start on the bubble; its direction is start-to-end.
+            guard let i = bubble(at: gesture.start) else {
+                events.append(miss(at: gesture.start))
+                break
+            }
+            guard case .swipe(let angle) = bubbles[i].kind else { break }
+            if Angle.difference(gesture.angleDegrees, angle) <= settings.game.swipeToleranceDeg {
+                events.append(pop(i, points: settings.score.swipeBubble, at: gesture.time))
+            } else {
+                events.append(.wrongDirection(bubble: bubbles[i].id))
+            }
+        case .longPress, .dragStart, .dragMove, .dragEnd, .cancel:
+            break
+        }
+        if mode == .classic && remaining == 0 {
+            score += settings.score.roundBonus
+            events.append(finish(at: gesture.time))
+        }
+        return events
+    }
+
+    /// Lets time pass: timed mode spawns bubbles and ends at the countdown.
+    public mutating func advance(to time: TimeStamp) -> [GameEvent] {
+        guard !isOver, mode == .timed else { return [] }
+        var events: [GameEvent] = []
+        let end = startTime.adding(milliseconds: settings.timed.durationS * 1000)
+        while nextSpawn <= min(time, end) {
+            if remaining < settings.timed.maxBubbles, let id = spawn(at: nextSpawn) {
+                events.append(.spawned(bubble: id))
+            }
+            nextSpawn = nextSpawn.adding(milliseconds: max(50, settings.timed.spawnIntervalMS))
+        }
+        if time >= end { events.append(finish(at: end)) }
+        return events
+    }
+
+    /// When `advance` next has something to do (for the event loop's timer).
+    public var nextDeadline: TimeStamp? {
+        guard !isOver, mode == .timed else { return nil }
+        return min(nextSpawn, startTime.adding(milliseconds: settings.timed.durationS * 1000))
+    }
+
+    private mutating func spawn(at time: TimeStamp) -> Int? {
+        let placer = BubblePlacer(field: field, game: settings.game)
+        guard let b = placer.make(id: nextID, avoiding: bubbles, at: time, using: &rng) else { return nil }
+        bubbles.append(b)
+        nextID += 1
+        return b.id
+    }
+
+    private mutating func pop(_ i: Int, points: Int, at time: TimeStamp) -> GameEvent {
+        bubbles[i].tapsLeft = 0
+        bubbles[i].poppedAt = time
+        score += points
+        return .popped(bubble: bubbles[i].id, points: points)
+    }
+
+    private mutating func miss(at point: Vector2) -> GameEvent {
+        score = max(0, score + settings.score.miss)
+        return .missed(at: point)
+    }
+
+    private mutating func finish(at time: TimeStamp) -> GameEvent {
+        endTime = time
+        return .roundOver(score: score)
+    }
+}

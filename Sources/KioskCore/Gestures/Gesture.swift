@@ -1,0 +1,72 @@
+/// A recognised gesture of one contact (one slot of one device).
+public struct Gesture: Equatable, Sendable {
+    /// What happened. Raw values are the names scripts see in `bubble-kiosk gestures`.
+    public enum Kind: String, Sendable, CaseIterable {
+        case tap
+        case longPress = "long_press"
+        case dragStart = "drag_start"
+        case dragMove = "drag_move"
+        case dragEnd = "drag_end"
+        case swipe
+        case cancel
+    }
+
+    public var kind: Kind
+    public var time: TimeStamp
+    public var device: Int
+    public var slot: Int
+    /// Where the contact is at `time`.
+    public var position: Vector2
+    /// Where the contact went down.
+    public var start: Vector2
+    /// Running count of consecutive taps (1 for a single tap); 0 for other kinds.
+    public var count: Int = 0
+    /// Estimated velocity in px/s when the contact lifted (drag end and swipe).
+    public var velocity: Vector2 = .zero
+
+    public init(kind: Kind, time: TimeStamp, device: Int, slot: Int, position: Vector2, start: Vector2,
+                count: Int = 0, velocity: Vector2 = .zero) {
+        self.kind = kind
+        self.time = time
+        self.device = device
+        self.slot = slot
+        self.position = position
+        self.start = start
+        self.count = count
+        self.velocity = velocity
+    }
+
+    /// Direction from start to end in degrees (y down, 0 right), in (-180, 180].
+    public var angleDegrees: Double { (position - start).angleDegrees }
+    /// Straight-line distance from start to end in pixels.
+    public var distance: Double { start.distance(to: position) }
+    /// Speed at lift in px/s.
+    public var speed: Double { velocity.length }
+}
+
+/// Gesture thresholds converted to pixels for one screen.
+public struct GestureThresholds: Equatable, Sendable {
+    public var tapSlop: Double
+    public var tapMaxMS: Double
+    public var longPressMS: Double
+    public var dragStart: Double
+    public var swipeMinDistance: Double
+    public var swipeMinVelocity: Double
+    public var velocityWindowMS: Double
+    public var multiTapIntervalMS: Double
+    public var multiTapSlop: Double
+
+    /// Converts millimetres to pixels with the screen's density, so a gesture feels the same on
+    /// a 7-inch and a 32-inch screen.
+    public init(_ s: GestureSettings, pxPerMM: Double) {
+        tapSlop = s.tapSlopMM * pxPerMM
+        tapMaxMS = s.tapMaxMS
+        longPressMS = s.longPressMS
+        dragStart = s.dragStartMM * pxPerMM
+        swipeMinDistance = s.swipeMinDistanceMM * pxPerMM
+        swipeMinVelocity = s.swipeMinVelocityMMPerS * pxPerMM
+        velocityWindowMS = s.velocityWindowMS
+        multiTapIntervalMS = s.multiTapIntervalMS
+        multiTapSlop = s.multiTapSlopMM * pxPerMM
+    }
+}

@@ -1,0 +1,214 @@
+import CCairo
+import KioskCore
+
+/// Draws each kind of shape with cairo paths, at scale 1 and full opacity.
+///
+/// The sprite cache calls it once per sprite and the naive renderer on every frame, so both
+/// draw the same pictures; all sizes derive from the shape's own pixel sizes, which the game
+/// scaled from millimetres.
+enum Painter {
+    /// Found through fontconfig (Debian fonts-dejavu-core); if it is missing, fontconfig and
+    /// cairo substitute another face, or cairo's built-in one, and drawing still works.
+    static let fontFamily = "DejaVu Sans"
+    static let fullTurn = 2 * Double.pi
+
+    // MARK: Setup
+
+    /// Grey antialiasing and no metric hinting: text looks the same on every machine,
+    /// whatever the local fontconfig prefers, which keeps golden images stable.
+    static func configureText(_ cr: OpaquePointer) {
+        guard let options = cairo_font_options_create() else { return }
+        cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_set_font_options(cr, options)
+        cairo_font_options_destroy(options)
+    }
+
+    static func selectFont(_ cr: OpaquePointer, size: Double, bold: Bool) {
+        cairo_select_font_face(cr, fontFamily, CAIRO_FONT_SLANT_NORMAL,
+                               bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cr, size)
+    }
+
+    static func setColor(_ cr: OpaquePointer, _ c: RGBColor, alpha: Double = 1) {
+        cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
+    }
+
+    static func circle(_ cr: OpaquePointer, radius: Double) {
+        cairo_new_sub_path(cr)
+        cairo_arc(cr, 0, 0, max(radius, 0), 0, fullTurn)
+    }
+
+    static func textExtents(_ cr: OpaquePointer, _ text: String) -> cairo_text_extents_t {
+        var extents = cairo_text_extents_t()
+        cairo_text_extents(cr, text, &extents)
+        return extents
+    }
+
+    // MARK: Shapes
+
+    /// Border width: about 3.5% of the diameter, like the seed's 3-point stroke on small bubbles.
+    static func bubbleStroke(_ diameter: Double) -> Double { max(1.5, diameter * 0.035) }
+
+    /// A bubble centred on the origin: a radial gradient from a light tint (upper left) to the
+    /// colour, a soft highlight for gloss, a border inside the rim, then the content.
+    static func bubble(_ cr: OpaquePointer, diameter d: Double, color: RGBColor, content: BubbleContent) {
+        let r = d / 2
+        let light = color.mixed(with: .white, amount: 0.65)
+        // The seed's gradient: centred at 20% of the frame, from 5% of the size to the full size.
+        let gx = -0.3 * d, gy = -0.3 * d
+        if let fill = cairo_pattern_create_radial(gx, gy, 0.05 * d, gx, gy, d) {
+            cairo_pattern_add_color_stop_rgb(fill, 0, light.r, light.g, light.b)
+            cairo_pattern_add_color_stop_rgb(fill, 0.75, color.r, color.g, color.b)
+            cairo_set_source(cr, fill)
+            circle(cr, radius: r)
+            cairo_fill(cr)
+            cairo_pattern_destroy(fill)
+        }
+        if let gloss = cairo_pattern_create_radial(-0.2 * d, -0.22 * d, 0, -0.2 * d, -0.22 * d, 0.2 * d) {
+            cairo_pattern_add_color_stop_rgba(gloss, 0, 1, 1, 1, 0.55)
+            cairo_pattern_add_color_stop_rgba(gloss, 1, 1, 1, 1, 0)
+            cairo_set_source(cr, gloss)
+            circle(cr, radius: r)
+            cairo_fill(cr)
+            cairo_pattern_destroy(gloss)
+        }
+        let stroke = bubbleStroke(d)
+        setColor(cr, color.mixed(with: .black, amount: 0.18))
+        cairo_set_line_width(cr, stroke)
+        circle(cr, radius: r - stroke / 2)
+        cairo_stroke(cr)
+
+        switch content {
+        case .none:
+            break
+        case .taps(let n):
+            digits(cr, "\(n)", size: 0.52 * d, shadowOffset: 0.025 * d)
+        case .arrow(let degrees):
+            arrow(cr, length: d, degrees: degrees)
+        }
+    }
+
+    /// White bold text centred on the origin by its ink, over a faint shadow for contrast.
+    static func digits(_ cr: OpaquePointer, _ text: String, size: Double, shadowOffset: Double) {
+        selectFont(cr, size: size, bold: true)
+        let e = textExtents(cr, text)
+        let x = -(e.x_bearing + e.width / 2), y = -(e.y_bearing + e.height / 2)
+        cairo_move_to(cr, x, y + shadowOffset)
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.25)
+        cairo_show_text(cr, text)
+        cairo_move_to(cr, x, y)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_show_text(cr, text)
+    }
+
+    /// A white arrow through the origin pointing at `degrees` (y down, so 90 points down).
+    static func arrow(_ cr: OpaquePointer, length d: Double, degrees: Double) {
+        // The shadow falls straight down whatever the rotation.
+        arrowShape(cr, length: d, degrees: degrees, drop: 0.025 * d, color: RGBColor.black.withAlpha(0.25))
+        arrowShape(cr, length: d, degrees: degrees, drop: 0, color: .white)
+    }
+
+    /// Shaft from the tail to the head's base, then the head; the stroke rounds the corners.
+    private static func arrowShape(_ cr: OpaquePointer, length d: Double, degrees: Double, drop: Double, color: RGBColor) {
+        let points: [(Double, Double)] = [
+            (-0.27, -0.06), (0.02, -0.06), (0.02, -0.18), (0.28, 0),
+            (0.02, 0.18), (0.02, 0.06), (-0.27, 0.06),
+        ]
+        cairo_save(cr)
+        cairo_translate(cr, 0, drop)
+        cairo_rotate(cr, degrees * Double.pi / 180)
+        cairo_new_path(cr)
+        for (i, p) in points.enumerated() {
+            if i == 0 { cairo_move_to(cr, p.0 * d, p.1 * d) } else { cairo_line_to(cr, p.0 * d, p.1 * d) }
+        }
+        cairo_close_path(cr)
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+        cairo_set_line_width(cr, 0.035 * d)
+        setColor(cr, color)
+        cairo_fill_preserve(cr)
+        cairo_stroke(cr)
+        cairo_restore(cr)
+    }
+
+    /// A solid spark centred on the origin.
+    static func particle(_ cr: OpaquePointer, radius: Double, color: RGBColor) {
+        setColor(cr, color)
+        circle(cr, radius: radius)
+        cairo_fill(cr)
+    }
+
+    /// A translucent disc with a ring, all inside `radius`; ghost fingers get a dashed, fainter ring.
+    static func finger(_ cr: OpaquePointer, radius: Double, ghost: Bool) {
+        let ring = max(2, radius * 0.12)
+        cairo_set_source_rgba(cr, 1, 1, 1, ghost ? 0.10 : 0.22)
+        circle(cr, radius: radius)
+        cairo_fill(cr)
+        cairo_set_source_rgba(cr, 1, 1, 1, ghost ? 0.5 : 0.9)
+        cairo_set_line_width(cr, ring)
+        if ghost {
+            var dashes = [radius * 0.35, radius * 0.2]
+            cairo_set_dash(cr, &dashes, 2, 0)
+        }
+        circle(cr, radius: radius - ring / 2)
+        cairo_stroke(cr)
+        cairo_set_dash(cr, nil, 0, 0)
+    }
+
+    /// A capsule with its top-left corner at the origin and a centred white bold title.
+    static func button(_ cr: OpaquePointer, width w: Double, height h: Double, title: String,
+                       color: RGBColor, pressed: Bool) {
+        let r = h / 2
+        let base = pressed ? color.mixed(with: .black, amount: 0.25) : color
+        cairo_new_path(cr)
+        cairo_arc(cr, r, r, r, Double.pi / 2, 3 * Double.pi / 2)
+        cairo_arc(cr, max(w - r, r), r, r, -Double.pi / 2, Double.pi / 2)
+        cairo_close_path(cr)
+        // A faint top-to-bottom shade, so the capsule reads as a button and not a label.
+        if let shade = cairo_pattern_create_linear(0, 0, 0, h) {
+            let top = base.mixed(with: .white, amount: 0.18)
+            cairo_pattern_add_color_stop_rgb(shade, 0, top.r, top.g, top.b)
+            cairo_pattern_add_color_stop_rgb(shade, 1, base.r, base.g, base.b)
+            cairo_set_source(cr, shade)
+            cairo_fill(cr)
+            cairo_pattern_destroy(shade)
+        }
+        selectFont(cr, size: 0.45 * h, bold: true)
+        let e = textExtents(cr, title)
+        var fe = cairo_font_extents_t()
+        cairo_font_extents(cr, &fe)
+        // Centre horizontally by advance and vertically by the font's ascent and descent, so
+        // titles with and without descenders sit on the same line.
+        cairo_move_to(cr, (w - e.x_advance) / 2, (h + fe.ascent - fe.descent) / 2)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_show_text(cr, title)
+    }
+
+    /// Text with its baseline's left end at the origin.
+    static func text(_ cr: OpaquePointer, _ string: String, size: Double, color: RGBColor, bold: Bool) {
+        selectFont(cr, size: size, bold: bold)
+        setColor(cr, color)
+        cairo_move_to(cr, 0, 0)
+        cairo_show_text(cr, string)
+    }
+
+    /// A filled rectangle in frame coordinates, with optional rounded corners.
+    static func panel(_ cr: OpaquePointer, _ p: PanelShape) {
+        let rect = p.rect
+        let r = min(p.cornerRadius, rect.width / 2, rect.height / 2)
+        cairo_new_path(cr)
+        if r <= 0 {
+            cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
+        } else {
+            let half = Double.pi / 2
+            cairo_arc(cr, rect.maxX - r, rect.y + r, r, -half, 0)
+            cairo_arc(cr, rect.maxX - r, rect.maxY - r, r, 0, half)
+            cairo_arc(cr, rect.x + r, rect.maxY - r, r, half, 2 * half)
+            cairo_arc(cr, rect.x + r, rect.y + r, r, 2 * half, 3 * half)
+            cairo_close_path(cr)
+        }
+        setColor(cr, p.color)
+        cairo_fill(cr)
+    }
+}

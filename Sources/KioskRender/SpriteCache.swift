@@ -1,0 +1,195 @@
+import CCairo
+import KioskCore
+
+/// A pre-rendered ARGB32 (premultiplied) picture of one shape, owned by the sprite cache.
+final class Sprite {
+    let surface: OpaquePointer
+    let width: Int
+    let height: Int
+    /// Where the shape's anchor (a centre, a corner or a baseline origin) lies in the sprite.
+    let anchor: Vector2
+    /// For text: the advance width, to align the sprite left, centred or right.
+    let advance: Double
+    var lastUse: UInt64 = 0
+
+    var byteCount: Int { width * height * 4 }
+
+    /// Renders `draw` into a new transparent surface whose origin is moved to `anchor`.
+    init(width: Int, height: Int, anchor: Vector2, advance: Double = 0, draw: (OpaquePointer) -> Void) {
+        self.width = max(width, 1)
+        self.height = max(height, 1)
+        self.anchor = anchor
+        self.advance = advance
+        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(self.width), Int32(self.height))
+        if let cr = cairo_create(surface) {
+            Painter.configureText(cr)
+            cairo_translate(cr, anchor.x, anchor.y)
+            draw(cr)
+            cairo_destroy(cr)
+        }
+        cairo_surface_flush(surface)
+    }
+
+    deinit { cairo_surface_destroy(surface) }
+}
+
+/// What a sprite shows. Sizes are quantised (bubbles to whole pixels, angles to whole degrees,
+/// small radii to quarter pixels) so near-identical shapes share one sprite.
+enum SpriteKey: Hashable {
+    case bubble(diameter: Int, color: RGBColor, content: QuantisedContent)
+    case particle(quarterRadius: Int, color: RGBColor)
+    case finger(quarterRadius: Int, ghost: Bool)
+    case button(width: Int, height: Int, title: String, color: RGBColor, pressed: Bool)
+    case text(String, quarterSize: Int, color: RGBColor, bold: Bool)
+
+    enum QuantisedContent: Hashable {
+        case none
+        case taps(Int)
+        case arrow(degrees: Int)
+
+        init(_ c: BubbleContent) {
+            switch c {
+            case .none: self = .none
+            case .taps(let n): self = .taps(n)
+            case .arrow(let d): self = .arrow(degrees: Int(Angle.normalized(d).rounded()))
+            }
+        }
+
+        var content: BubbleContent {
+            switch self {
+            case .none: .none
+            case .taps(let n): .taps(n)
+            case .arrow(let d): .arrow(degrees: Double(d))
+            }
+        }
+    }
+}
+
+/// Renders each distinct sprite once and keeps it while there is room.
+///
+/// Memory is bounded by `byteBudget`: after each frame, sprites not used recently are dropped,
+/// oldest first (a bubble that popped, a score that changed).
+final class SpriteCache {
+    private var sprites: [SpriteKey: Sprite] = [:]
+    private(set) var byteCount = 0
+    let byteBudget: Int
+    /// Counts `endFrame` calls; sprites used during the current frame are never evicted.
+    private var clock: UInt64 = 1
+    /// Sprites rendered so far (for tests and the benchmark).
+    private(set) var misses = 0
+    /// A 1x1 surface to measure text before a text sprite's size is known.
+    private let scratchSurface: OpaquePointer
+    private let scratch: OpaquePointer
+
+    init(byteBudget: Int = 12 << 20) {
+        self.byteBudget = byteBudget
+        scratchSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
+        scratch = cairo_create(scratchSurface)
+        Painter.configureText(scratch)
+    }
+
+    deinit {
+        cairo_destroy(scratch)
+        cairo_surface_destroy(scratchSurface)
+    }
+
+    var count: Int { sprites.count }
+
+    func sprite(_ key: SpriteKey) -> Sprite {
+        if let s = sprites[key] {
+            s.lastUse = clock
+            return s
+        }
+        let s = make(key)
+        s.lastUse = clock
+        sprites[key] = s
+        byteCount += s.byteCount
+        misses += 1
+        return s
+    }
+
+    /// Drops least recently used sprites once over budget, down to three quarters of it.
+    func endFrame() {
+        defer { clock += 1 }
+        guard byteCount > byteBudget else { return }
+        let target = byteBudget / 4 * 3
+        for (key, s) in sprites.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            if byteCount <= target || s.lastUse == clock { break }
+            byteCount -= s.byteCount
+            sprites[key] = nil
+        }
+    }
+
+    // MARK: Keys for shapes
+
+    static func key(_ b: BubbleShape) -> SpriteKey {
+        .bubble(diameter: max(Int(b.diameter.rounded()), 1), color: b.color, content: .init(b.content))
+    }
+
+    static func key(_ p: ParticleShape) -> SpriteKey {
+        .particle(quarterRadius: max(Int((p.radius * 4).rounded()), 1), color: p.color)
+    }
+
+    static func key(_ f: FingerShape) -> SpriteKey {
+        .finger(quarterRadius: max(Int((f.radius * 4).rounded()), 1), ghost: f.ghost)
+    }
+
+    static func key(_ b: ButtonShape) -> SpriteKey {
+        .button(width: max(Int(b.rect.width.rounded()), 1), height: max(Int(b.rect.height.rounded()), 1),
+                title: b.title, color: b.color, pressed: b.pressed)
+    }
+
+    static func key(_ t: TextShape) -> SpriteKey {
+        .text(t.string, quarterSize: max(Int((t.sizePx * 4).rounded()), 1), color: t.color, bold: t.bold)
+    }
+
+    // MARK: Rendering
+
+    private func make(_ key: SpriteKey) -> Sprite {
+        switch key {
+        case let .bubble(diameter, color, content):
+            let d = Double(diameter)
+            return centred(extent: d) { cr in
+                Painter.bubble(cr, diameter: d, color: color, content: content.content)
+            }
+        case let .particle(quarterRadius, color):
+            let r = Double(quarterRadius) / 4
+            return centred(extent: 2 * r) { cr in Painter.particle(cr, radius: r, color: color) }
+        case let .finger(quarterRadius, ghost):
+            let r = Double(quarterRadius) / 4
+            return centred(extent: 2 * r) { cr in Painter.finger(cr, radius: r, ghost: ghost) }
+        case let .button(width, height, title, color, pressed):
+            // One pixel of margin for the capsule's antialiased edge.
+            return Sprite(width: width + 2, height: height + 2, anchor: Vector2(1, 1)) { cr in
+                Painter.button(cr, width: Double(width), height: Double(height), title: title,
+                               color: color, pressed: pressed)
+            }
+        case let .text(string, quarterSize, color, bold):
+            return text(string, size: Double(quarterSize) / 4, color: color, bold: bold)
+        }
+    }
+
+    /// A square sprite with the shape's centre in its middle and a pixel to spare all round.
+    private func centred(extent: Double, draw: (OpaquePointer) -> Void) -> Sprite {
+        let side = Int(extent.rounded(.up)) + 2
+        let half = Double(side) / 2
+        return Sprite(width: side, height: side, anchor: Vector2(half, half), draw: draw)
+    }
+
+    private func text(_ string: String, size: Double, color: RGBColor, bold: Bool) -> Sprite {
+        Painter.selectFont(scratch, size: size, bold: bold)
+        let e = Painter.textExtents(scratch, string)
+        var fe = cairo_font_extents_t()
+        cairo_font_extents(scratch, &fe)
+        // Room for the ink, which can stick out of the advance box (italics, overhangs).
+        let pad = 2.0
+        let left = min(e.x_bearing, 0)
+        let right = max(e.x_bearing + e.width, e.x_advance)
+        let width = Int((right - left + 2 * pad).rounded(.up))
+        let height = Int((fe.ascent + fe.descent + 2 * pad).rounded(.up))
+        let anchor = Vector2(pad - left, pad + fe.ascent)
+        return Sprite(width: width, height: height, anchor: anchor, advance: e.x_advance) { cr in
+            Painter.text(cr, string, size: size, color: color, bold: bold)
+        }
+    }
+}

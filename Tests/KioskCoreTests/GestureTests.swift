@@ -1,0 +1,269 @@
+import Testing
+@testable import KioskCore
+
+// Screen 1000x1000 px at 4 px/mm with default settings: tap slop and drag start 12 px,
+// swipe at least 32 px and 80 px/s, long press 500 ms, multi-tap 300 ms / 64 px.
+
+@Suite struct TapTests {
+    @Test func quickTapIsOneTap() throws {
+        var s = EvemuScript()
+        s.stroke([(500, 500), (501, 500)], start: 0, stepMS: 40)
+        let g = try s.gestures()
+        #expect(g.kinds == [.tap])
+        #expect(g[0].count == 1)
+        #expect(g[0].position == Vector2(501, 500))
+        #expect(g[0].time == TimeStamp(milliseconds: 80))
+    }
+
+    @Test func jitterWithinSlopIsStillATap() throws {
+        var s = EvemuScript()
+        s.stroke([(500, 500), (508, 495), (492, 506), (503, 498)], start: 0, stepMS: 20)
+        #expect(try s.gestures().kinds == [.tap])
+    }
+
+    @Test func slowTapBeyondTapMaxIsALongPressNotATap() throws {
+        var s = EvemuScript()
+        s.stroke([(500, 500), (500, 501)], start: 0, stepMS: 600)
+        let g = try s.gestures()
+        #expect(g.kinds == [.longPress])
+        #expect(g[0].time == TimeStamp(milliseconds: 500))
+    }
+
+    @Test func tapMaxShorterThanLongPressLeavesAGapWithNeither() throws {
+        var settings = GestureSettings()
+        settings.tapMaxMS = 200
+        var s = EvemuScript()
+        s.stroke([(500, 500)], start: 0, stepMS: 300)
+        #expect(try s.gestures(settings).isEmpty)
+    }
+
+    @Test func consecutiveTapsCountUpAtOnce() throws {
+        var s = EvemuScript()
+        s.stroke([(500, 500)], start: 0, stepMS: 50)
+        s.stroke([(505, 502)], start: 200, stepMS: 50, id: 2)
+        s.stroke([(498, 497)], start: 400, stepMS: 50, id: 3)
+        // Too late for the fourth to continue the series.
+        s.stroke([(500, 500)], start: 1000, stepMS: 50, id: 4)
+        let g = try s.gestures()
+        #expect(g.kinds == [.tap, .tap, .tap, .tap])
+        #expect(g.map(\.count) == [1, 2, 3, 1])
+        // Delivered when each finger lifts, not held back for a possible next tap.
+        #expect(g.map(\.time) == [50, 250, 450, 1050].map { TimeStamp(milliseconds: $0) })
+    }
+
+    @Test func tapsFarApartDoNotCountTogether() throws {
+        var s = EvemuScript()
+        s.stroke([(100, 100)], start: 0, stepMS: 50)
+        s.stroke([(600, 600)], start: 150, stepMS: 50, id: 2)
+        #expect(try s.gestures().map(\.count) == [1, 1])
+    }
+}
+
+@Suite struct DragTests {
+    @Test func moveBelowDragStartIsATap() throws {
+        var s = EvemuScript()
+        s.stroke(EvemuScript.line(from: (500, 500), to: (511, 500), steps: 5), start: 0)
+        #expect(try s.gestures().kinds == [.tap])
+    }
+
+    @Test func moveAboveDragStartDragsAndEnds() throws {
+        var s = EvemuScript()
+        // A slow drag that stops before lifting: no swipe.
+        var points = EvemuScript.line(from: (500, 500), to: (600, 500), steps: 20)
+        points += Array(repeating: (600, 500), count: 5)
+        s.stroke(points, start: 0, stepMS: 30)
+        let g = try s.gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd])
+        let start = try #require(g.first)
+        #expect(start.start == Vector2(500, 500))
+        #expect(start.position.x > 512 && start.position.x <= 520)
+        #expect(g.filter { $0.kind == .dragMove }.count >= 15)
+    }
+
+    @Test func dragThatPausesBeforeLiftIsNoSwipe() throws {
+        var s = EvemuScript()
+        s.stroke(EvemuScript.line(from: (200, 500), to: (400, 500), steps: 10), start: 0, stepMS: 10)
+        // The finger rests 200 ms at the end before lifting.
+        var t = EvemuScript()
+        t.put(0, slot: 0, id: 1, 200, 500)
+        t.syn(0)
+        for (i, p) in EvemuScript.line(from: (200, 500), to: (400, 500), steps: 10).enumerated().dropFirst() {
+            t.put(Double(i) * 10, slot: 0, p.0, p.1)
+            t.syn(Double(i) * 10)
+        }
+        t.lift(300, slot: 0)
+        t.syn(300)
+        #expect(try t.gestures().kinds == [.dragStart, .dragEnd])
+        // The same stroke lifted while moving is a swipe.
+        #expect(try s.gestures().kinds == [.dragStart, .dragEnd, .swipe])
+    }
+
+    @Test func longPressThenMoveStillDrags() throws {
+        var s = EvemuScript()
+        var points = Array(repeating: (500, 500), count: 61)  // 600 ms still
+        points += EvemuScript.line(from: (500, 500), to: (560, 500), steps: 6).dropFirst()
+        points += Array(repeating: (560, 500), count: 12)  // rests 120 ms before lifting: no swipe
+        s.stroke(points, start: 0, stepMS: 10)
+        let g = try s.gestures()
+        #expect(g.kinds == [.longPress, .dragStart, .dragEnd], "\(g)")
+    }
+}
+
+@Suite struct SwipeTests {
+    /// A fast straight swipe of 150 px in 100 ms at `angle`.
+    static func swipe(angle: Double, from c: (Int, Int) = (500, 500)) -> EvemuScript {
+        let u = Angle.unitVector(degrees: angle)
+        let end = (c.0 + Int((u.x * 150).rounded()), c.1 + Int((u.y * 150).rounded()))
+        var s = EvemuScript()
+        s.stroke(EvemuScript.line(from: c, to: end, steps: 10), start: 0, stepMS: 10)
+        return s
+    }
+
+    @Test(arguments: [0.0, 45, 90, 135, 180, -135, -90, -45, 30, -150])
+    func swipeInEveryDirection(angle: Double) throws {
+        let g = try Self.swipe(angle: angle).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe])
+        let swipe = try #require(g.last)
+        #expect(Angle.difference(swipe.angleDegrees, angle) < 1)
+        #expect(abs(swipe.distance - 150) < 2)
+        // 150 px in 100 ms: about 1500 px/s from the fit over the last 100 ms.
+        #expect(abs(swipe.speed - 1500) < 100)
+        #expect(swipe.start == Vector2(500, 500))
+    }
+
+    @Test func angleConventionIsScreenCoordinates() throws {
+        // Down the screen is +90 degrees (y grows downwards); left is 180, never -180.
+        #expect(try Self.swipe(angle: 90).gestures().last?.angleDegrees ?? 0 > 89)
+        #expect(Angle.degrees(atan2: 0, -1) == 180)
+        #expect(Angle.degrees(atan2: -1, 0) == -90)
+    }
+
+    @Test func shortFlickIsNoSwipe() throws {
+        var s = EvemuScript()
+        s.stroke(EvemuScript.line(from: (500, 500), to: (525, 500), steps: 3), start: 0, stepMS: 10)
+        #expect(try s.gestures().kinds == [.dragStart, .dragEnd])
+    }
+
+    @Test func slowDragIsNoSwipe() throws {
+        // 100 px over 2 s: 50 px/s, below the 80 px/s minimum.
+        var s = EvemuScript()
+        s.stroke(EvemuScript.line(from: (500, 500), to: (600, 500), steps: 100), start: 0, stepMS: 20)
+        #expect(try s.gestures().kinds == [.dragStart, .dragEnd])
+    }
+
+    @Test func thresholdsFollowPixelDensity() throws {
+        // The same 40 px flick is a swipe at 4 px/mm (10 mm) but too short at 8 px/mm (5 mm).
+        var s = EvemuScript()
+        s.stroke(EvemuScript.line(from: (500, 500), to: (540, 500), steps: 4), start: 0, stepMS: 10)
+        #expect(try s.gestures(pxPerMM: 4).kinds == [.dragStart, .dragEnd, .swipe])
+        #expect(try s.gestures(pxPerMM: 8).kinds == [.dragStart, .dragEnd])
+    }
+}
+
+@Suite struct MultiFingerTests {
+    @Test func twoFingersTapAndSwipeAtOnce() throws {
+        var s = EvemuScript()
+        let swipe = EvemuScript.line(from: (700, 500), to: (700, 350), steps: 10)
+        for (i, p) in swipe.enumerated() {
+            let t = Double(i) * 10
+            s.put(t, slot: 1, id: i == 0 ? 21 : nil, p.0, p.1)
+            if i == 0 { s.put(t, slot: 0, id: 20, 200, 200) }
+            if i == 5 { s.lift(t, slot: 0) }
+            s.syn(t)
+        }
+        s.lift(110, slot: 1)
+        s.syn(110)
+        let g = try s.gestures()
+        #expect(g.kinds == [.dragStart, .tap, .dragEnd, .swipe])
+        #expect(g.first { $0.kind == .tap }?.slot == 0)
+        let sw = try #require(g.last)
+        #expect(sw.slot == 1)
+        #expect(Angle.difference(sw.angleDegrees, -90) < 1)
+    }
+
+    @Test func fiveFingersTapTogether() throws {
+        var s = EvemuScript()
+        for slot in 0..<5 { s.put(0, slot: slot, id: 100 + slot, 100 + slot * 150, 400) }
+        s.syn(0)
+        for slot in 0..<5 { s.lift(60, slot: slot) }
+        s.syn(60)
+        let g = try s.gestures()
+        #expect(g.kinds == Array(repeating: .tap, count: 5))
+        #expect(g.map(\.slot) == [0, 1, 2, 3, 4])
+        #expect(g.map(\.count) == [1, 1, 1, 1, 1])
+        #expect(g.map(\.position.x) == [100, 250, 400, 550, 700])
+    }
+
+    @Test func newTrackingIDInSameSlotIsANewContact() throws {
+        var s = EvemuScript()
+        s.put(0, slot: 0, id: 1, 300, 300)
+        s.syn(0)
+        // The finger lifted and another went down elsewhere between two reports.
+        s.put(50, slot: 0, id: 2, 800, 800)
+        s.syn(50)
+        s.lift(100, slot: 0)
+        s.syn(100)
+        let g = try s.gestures()
+        #expect(g.kinds == [.tap, .tap])
+        #expect(g.map(\.position) == [Vector2(300, 300), Vector2(800, 800)])
+    }
+}
+
+@Suite struct OtherProtocolTests {
+    @Test func protocolASwipe() throws {
+        var s = EvemuScript(.protocolA)
+        s.stroke(EvemuScript.line(from: (500, 500), to: (350, 350), steps: 10), start: 0)
+        let g = try s.gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe])
+        #expect(Angle.difference(g.last?.angleDegrees ?? 0, -135) < 1)
+    }
+
+    @Test func singleTouchTapAndSwipe() throws {
+        var s = EvemuScript(.singleTouch)
+        s.stroke([(400, 400)], start: 0, stepMS: 50)
+        s.stroke(EvemuScript.line(from: (500, 500), to: (500, 700), steps: 10), start: 500)
+        let g = try s.gestures()
+        #expect(g.kinds == [.tap, .dragStart, .dragEnd, .swipe])
+        #expect(Angle.difference(g.last?.angleDegrees ?? 0, 90) < 1)
+    }
+
+    @Test func synDroppedCancelsTheContact() throws {
+        var s = EvemuScript()
+        s.put(0, slot: 0, id: 1, 500, 500)
+        s.syn(0)
+        s.put(10, slot: 0, 560, 500)
+        s.syn(10)
+        s.event(20, 0, 3, 0)  // SYN_DROPPED
+        s.put(30, slot: 0, 620, 500)
+        s.syn(30)
+        s.put(40, slot: 0, 680, 500)
+        s.syn(40)
+        s.lift(50, slot: 0)
+        s.syn(50)
+        let g = try s.gestures()
+        // The drag is cancelled; the rest of that contact is ignored, so no swipe from stale data.
+        #expect(g.kinds == [.dragStart, .cancel])
+        // A new contact afterwards works normally.
+        s.stroke([(100, 100)], start: 100, stepMS: 40, id: 9)
+        #expect(try s.gestures().kinds == [.dragStart, .cancel, .tap])
+    }
+}
+
+@Suite struct VelocityTrackerTests {
+    @Test func leastSquaresIgnoresJitterOfTheLastTwoPoints() {
+        var v = VelocityTracker(windowMS: 100)
+        // 1000 px/s along x with ±2 px jitter; the last step alone would read 1400 px/s.
+        let xs: [Double] = [0, 12, 18, 32, 38, 52, 58, 72, 78, 92, 98, 112]
+        for (i, x) in xs.enumerated() { v.add(Vector2(x, 0), at: TimeStamp(milliseconds: Double(i) * 10)) }
+        let vel = v.velocity(at: TimeStamp(milliseconds: 110))
+        #expect(abs(vel.x - 1000) < 60)
+        #expect(abs(vel.y) < 1e-9)
+    }
+
+    @Test func stoppedFingerHasNoVelocity() {
+        var v = VelocityTracker(windowMS: 100)
+        v.add(Vector2(0, 0), at: TimeStamp(milliseconds: 0))
+        v.add(Vector2(50, 0), at: TimeStamp(milliseconds: 10))
+        #expect(v.velocity(at: TimeStamp(milliseconds: 100)) == .zero)
+    }
+}

@@ -1,0 +1,144 @@
+import Testing
+@testable import KioskCore
+
+/// A session on a 1280x800 screen at 4 px/mm, starting at time 0.
+func makeSession(_ configure: (inout Settings) -> Void = { _ in }) -> KioskSession {
+    var settings = Settings()
+    configure(&settings)
+    let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
+    return KioskSession(game: KioskGame(field: field, settings: settings, seed: 11, at: .zero))
+}
+
+/// A real finger tapping at `p`: down at `ms`, up 60 ms later.
+func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) -> [GameEvent] {
+    var events = s.process(TouchFrame(time: TimeStamp(milliseconds: ms), contacts: [
+        TouchPoint(slot: 0, trackingID: id, position: p),
+    ]))
+    events += s.process(TouchFrame(time: TimeStamp(milliseconds: ms + 60), contacts: []))
+    return events
+}
+
+func center(_ r: Rect) -> Vector2 { Vector2(r.x + r.width / 2, r.y + r.height / 2) }
+
+@Suite struct KioskScreenTests {
+    @Test func startButtonStartsARound() {
+        var s = makeSession()
+        #expect(s.game.screen == .start)
+        #expect(realTap(&s, Vector2(5, 5), at: 100).isEmpty, "a tap beside the button does nothing")
+        #expect(realTap(&s, center(s.game.button), at: 500) == [.roundStarted(demo: false)])
+        #expect(s.game.screen == .playing(demo: false))
+        #expect(s.game.round?.bubbles.count == 10)
+    }
+
+    @Test func walkingAwayMidRoundReturnsToStart() {
+        var s = makeSession { $0.attract.idleTimeoutS = 30; $0.attract.demo = false }
+        _ = realTap(&s, center(s.game.button), at: 0)
+        // Idle time counts from the last real touch: the tap's lift at 60 ms.
+        #expect(s.nextDeadline == TimeStamp(milliseconds: 30_060))
+        #expect(s.advance(to: TimeStamp(milliseconds: 30_059)).isEmpty)
+        #expect(s.game.screen == .playing(demo: false))
+        #expect(s.advance(to: TimeStamp(milliseconds: 30_060)) == [.idleReturn])
+        #expect(s.game.screen == .start && s.game.round == nil)
+        #expect(s.nextDeadline == nil, "no demo, no timer: the loop can sleep until input")
+    }
+
+    @Test func touchesKeepTheRoundAlive() {
+        var s = makeSession { $0.attract.idleTimeoutS = 30 }
+        _ = realTap(&s, center(s.game.button), at: 0)
+        _ = realTap(&s, Vector2(3, 3), at: 25_000)
+        #expect(s.advance(to: TimeStamp(milliseconds: 40_000)).isEmpty)
+        #expect(s.game.screen == .playing(demo: false))
+    }
+
+    @Test func roundOverScreenTimesOut() {
+        var s = makeSession { $0.attract.roundOverS = 5; $0.attract.demo = false }
+        _ = realTap(&s, center(s.game.button), at: 0)
+        var t = 1000.0
+        for b in s.game.round!.bubbles {
+            switch b.kind {
+            case .tap(let n):
+                for _ in 0..<n {
+                    _ = realTap(&s, b.center, at: t)
+                    t += 400
+                }
+            case .swipe(let a):
+                let end = b.center + Angle.unitVector(degrees: a) * 100
+                for i in 0...10 {
+                    let p = b.center + (end - b.center) * (Double(i) / 10)
+                    _ = s.process(TouchFrame(time: TimeStamp(milliseconds: t + Double(i) * 10),
+                                             contacts: [TouchPoint(slot: 0, trackingID: 99, position: p)]))
+                }
+                _ = s.process(TouchFrame(time: TimeStamp(milliseconds: t + 110), contacts: []))
+                t += 400
+            }
+        }
+        #expect(s.game.screen == .roundOver)
+        #expect(s.game.round?.isOver == true && s.game.round?.remaining == 0)
+        let over = s.game.screenSince
+        _ = s.advance(to: over.adding(milliseconds: 4999))
+        #expect(s.game.screen == .roundOver)
+        _ = s.advance(to: over.adding(milliseconds: 5000))
+        #expect(s.game.screen == .start)
+    }
+}
+
+@Suite struct AttractModeTests {
+    /// Runs the session's own timers from `from` to `to` in 10 ms steps of virtual time.
+    func run(_ s: inout KioskSession, from: Double, to: Double) -> [GameEvent] {
+        var events: [GameEvent] = []
+        var t = from
+        while t <= to {
+            events += s.advance(to: TimeStamp(milliseconds: t))
+            t += 10
+        }
+        return events
+    }
+
+    @Test func idleStartScreenPlaysADemoThatPopsEverything() {
+        var s = makeSession { $0.attract.demoAfterS = 5 }
+        #expect(s.nextDeadline == TimeStamp(milliseconds: 5000))
+        let events = run(&s, from: 0, to: 5000)
+        #expect(events == [.roundStarted(demo: true)])
+        #expect(s.game.screen == .playing(demo: true))
+        let bubbles = s.game.round!.bubbles.count
+        // Ghost fingers show while they touch.
+        var sawGhost = false
+        var popped: [GameEvent] = []
+        var t = 5010.0
+        while s.game.isDemo && t < 60_000 {
+            popped += s.advance(to: TimeStamp(milliseconds: t)).filter {
+                if case .popped = $0 { return true } else { return false }
+            }
+            if s.contacts[DemoPlayer.device] != nil { sawGhost = true }
+            t += 10
+        }
+        #expect(sawGhost)
+        #expect(popped.count == bubbles, "the demo pops every bubble")
+        #expect(s.game.screen == .start, "and loops back to the start screen")
+    }
+
+    @Test func aRealTouchTakesOverAtOnce() {
+        var s = makeSession { $0.attract.demoAfterS = 1 }
+        _ = run(&s, from: 0, to: 2500)
+        #expect(s.game.isDemo)
+        let demoRound = s.game.round!.bubbles
+        let events = s.process(TouchFrame(time: TimeStamp(milliseconds: 2505), contacts: [
+            TouchPoint(slot: 0, trackingID: 1, position: Vector2(3, 3)),
+        ]))
+        #expect(events == [.roundStarted(demo: false)])
+        #expect(s.game.screen == .playing(demo: false))
+        #expect(s.game.round!.bubbles != demoRound)
+        #expect(s.game.round!.score == 0 && s.game.round!.popped == 0)
+        #expect(s.contacts[DemoPlayer.device] == nil, "ghost fingers vanish")
+        // The ghosts stay gone.
+        _ = run(&s, from: 2510, to: 8000)
+        #expect(s.contacts[DemoPlayer.device] == nil)
+        #expect(s.game.round!.popped == 0)
+    }
+
+    @Test func demoCanBeTurnedOff() {
+        var s = makeSession { $0.attract.demo = false }
+        #expect(run(&s, from: 0, to: 120_000).isEmpty)
+        #expect(s.game.screen == .start)
+    }
+}
