@@ -42,9 +42,10 @@ unit-test: deps
 
 test: unit-test
 
-run: build
-	@echo "bubble-kiosk: the renderer and the virtual framebuffer come next; for now, a round's layout:"
-	$(DEBUG_BIN) state --seed 1 --size 1280x800
+# The kiosk in a virtual framebuffer, attract mode: the screen goes to build/screen.png every
+# second, a status line to the terminal. Ctrl-C stops it.
+run: release | build/
+	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png
 
 clean:
 	rm -rf .build build

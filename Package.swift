@@ -12,8 +12,9 @@ let package = Package(
         .target(name: "KioskCore"),
         // C libraries stay at the edges: thin system-library targets, Swift above them.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .target(name: "CLinux"),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux"]),
         .executableTarget(
             name: "BubbleKiosk",
             dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]
@@ -30,7 +31,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BubbleKioskTests",
-            dependencies: ["KioskCore"]
+            dependencies: ["KioskCore", "KioskRender"]
         ),
     ]
 )

@@ -13,6 +13,8 @@ struct BubbleKiosk {
           play RECORDING --seed N --size WxH [--config F]   replay an evemu recording into that round
           gestures RECORDING --size WxH [--config F]        print recognised gestures, one JSON object a line
           check-config [FILE]                               print effective settings or every error
+          run [--display virtual[:WxH]] [--input ...]       run the kiosk
+          bench [--size WxH] [--bubbles N] [--frames N] [--json]  time the renderer against memcpy and naive cairo
 
         Run `bubble-kiosk COMMAND --help` for a command's options.
         """
@@ -33,6 +35,8 @@ struct BubbleKiosk {
         case "play": code = run(PlayCommand.self, rest)
         case "gestures": code = run(GesturesCommand.self, rest)
         case "check-config": code = run(CheckConfigCommand.self, rest)
+        case "run": code = run(RunCommand.self, rest)
+        case "bench": code = run(BenchCommand.self, rest)
         default:
             Console.errorLine("bubble-kiosk: unknown command '\(command)'")
             Console.err(usage + "\n")

@@ -1,5 +1,6 @@
 import KioskCore
 import KioskPlatform
+import KioskRender
 
 /// Settings, screen and density shared by the game commands.
 struct GameSetup {
@@ -7,7 +8,7 @@ struct GameSetup {
     var field: PlayField
     var mode: Round.Mode
 
-    static let valued: Set<String> = ["seed", "size", "config", "mode"]
+    static let valued: Set<String> = ["seed", "size", "config", "mode", "screenshot"]
 
     init(_ args: Arguments) throws {
         let size = try args.requiredSize()
@@ -63,10 +64,11 @@ struct StateCommand: KioskCommand {
 struct PlayCommand: KioskCommand {
     static let name = "play"
     static let usage = """
-        usage: bubble-kiosk play RECORDING --seed N --size WxH [--config F] [--mode classic|timed]
+        usage: bubble-kiosk play RECORDING --seed N --size WxH [--config F] [--mode classic|timed] [--screenshot PNG]
         Starts the round `state` prints for the same arguments, replays the evemu RECORDING on
         virtual time and prints one JSON object: score, popped, remaining, round_over, bubbles.
-        A malformed recording is reported as FILE:LINE: message, exit 2.
+        --screenshot writes the final screen as PNG. A malformed recording is reported as
+        FILE:LINE: message, exit 2.
         """
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
@@ -84,8 +86,22 @@ struct PlayCommand: KioskCommand {
         }
         _ = round.advance(to: span.end)
         Console.line(GameJSON.outcome(round).text)
+        if let path = args.value("screenshot") {
+            try writeScreenshot(of: round, seed: seed, at: span.end, to: path)
+        }
         return 0
     }
+}
+
+/// Draws the screen a replayed round ends on, after its effects have died down, as PNG.
+func writeScreenshot(of round: Round, seed: UInt64, at end: TimeStamp, to path: String) throws {
+    let settle = end.adding(milliseconds: 2000)
+    var game = KioskGame(field: round.field, settings: round.settings, seed: seed, at: end)
+    game.show(round, at: end)
+    var builder = SceneBuilder(field: round.field, seed: seed)
+    let renderer = SceneRenderer(size: round.field.size)
+    _ = renderer.render(builder.scene(KioskSession(game: game), at: settle))
+    try PNGWriter.writePNG(renderer.frame, to: path)
 }
 
 /// `bubble-kiosk gestures`: what the recogniser makes of a recording, one JSON object a line.

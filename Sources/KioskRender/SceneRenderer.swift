@@ -46,7 +46,7 @@ public final class SceneRenderer {
         let damage = tracker.damage(for: scene)
         guard !damage.isEmpty else { return [] }
         for rect in damage {
-            repaint(rect, of: scene)
+            repaint(rect, of: scene, bounds: tracker.bounds)
         }
         cairo_surface_flush(frame.surface)
         cache.endFrame()
@@ -63,14 +63,16 @@ public final class SceneRenderer {
 
     /// Background, then every item reaching into `rect`, each kept inside its own bounds so an
     /// item never leaves pixels behind that the damage tracker does not know about.
-    private func repaint(_ rect: PixelRect, of scene: Scene) {
+    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect]) {
         cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
         Painter.setColor(cr, scene.background.withAlpha(1))
         fillRect(rect)
         cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
-        for item in scene.items {
-            guard let clip = item.bounds.intersection(rect) else { continue }
-            draw(item.shape, within: clip)
+        // Test the precomputed bounds first: most items miss a small rectangle, and reading
+        // an item's shape costs a copy of its payload.
+        for (i, itemBounds) in bounds.enumerated() {
+            guard let clip = itemBounds.intersection(rect) else { continue }
+            draw(scene.items[i].shape, within: clip)
         }
     }
 

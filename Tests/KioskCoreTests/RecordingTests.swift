@@ -292,7 +292,7 @@ private let smallHeader = """
         let junk = String(repeating: "x", count: 300)
         let error = parseError(smallHeader + "E: 0.000001 0003 0035 \(junk)\n")
         #expect(error?.line == 7)
-        #expect(error?.message.hasSuffix("got 'E: 0.000001 0003 0035 " + String(repeating: "x", count: 72) + "...'") == true)
+        #expect(error?.message.hasSuffix("got 'E: 0.000001 0003 0035 " + String(repeating: "x", count: 75) + "...'") == true)
     }
 }
 

@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
         --module) modules+=("$2"); shift 2 ;;
         --no-fonts) fonts=0; shift ;;
         --moddir) moddir=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done

@@ -17,7 +17,7 @@ refresh=0
 case "${1:-}" in
     --refresh) refresh=1 ;;
     "") ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) vm_die "unknown argument: $1" ;;
 esac
 

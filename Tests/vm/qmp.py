@@ -169,6 +169,12 @@ def run(opts, qemu_argv):
         if logf:
             logf.close()
         stop(proc)
+        for path, remove in ((opts["qmp"], os.unlink), (opts["ack"], os.unlink),
+                             (os.path.dirname(opts["ack"]), os.rmdir)):  # rmdir: only if empty
+            try:
+                remove(path)
+            except OSError:
+                pass
     log("QEMU exited (status %s) after %.1f s" % (proc.returncode, elapsed()))
     if rc is None:
         log("no VM-TEST-END marker in %s" % opts["log"])

@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
         --quiet) quiet=--quiet; shift ;;
         --kvm) kvm=(-enable-kvm); shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done
@@ -44,8 +44,8 @@ fi
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 # Unix socket paths must be short (108 bytes), so they live in their own /tmp dir.
+# qmp.py removes the sockets and this dir when it ends.
 sockdir=$(mktemp -d /tmp/vm-sock.XXXXXX)
-trap 'rm -rf "$sockdir"' EXIT
 
 qemu=(qemu-system-x86_64 -m "$mem" -cpu max -nographic -vga std -no-reboot "${kvm[@]}"
     -kernel "$kernel" -initrd "$initrd"
@@ -58,7 +58,6 @@ qemu=(qemu-system-x86_64 -m "$mem" -cpu max -nographic -vga std -no-reboot "${kv
     "${extra[@]}")
 
 vm_log "outdir $outdir"
-rc=0
-python3 "$VM_DIR/qmp.py" run --log "$outdir/serial.log" --qmp "$sockdir/qmp" --ack "$sockdir/ack" \
-    --outdir "$outdir" --timeout "$timeout" $quiet -- "${qemu[@]}" || rc=$?
-exit $rc
+# exec: signals sent to this script reach the supervisor, which then stops QEMU.
+exec python3 "$VM_DIR/qmp.py" run --log "$outdir/serial.log" --qmp "$sockdir/qmp" --ack "$sockdir/ack" \
+    --outdir "$outdir" --timeout "$timeout" $quiet -- "${qemu[@]}"

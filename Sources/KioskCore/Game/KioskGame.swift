@@ -54,6 +54,12 @@ public struct KioskGame: Sendable {
         return [.roundStarted(demo: demo)]
     }
 
+    /// Shows a round played elsewhere (a replay): playing, or the round-over screen once it ended.
+    public mutating func show(_ round: Round, at time: TimeStamp) {
+        self.round = round
+        setScreen(round.isOver ? .roundOver : .playing(demo: false), at: time)
+    }
+
     /// A gesture; `fromDemo` for the attract mode's ghost fingers.
     public mutating func handle(_ gesture: Gesture, fromDemo: Bool = false) -> [GameEvent] {
         if !fromDemo { touched(at: gesture.time) }

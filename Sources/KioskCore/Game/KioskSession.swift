@@ -13,6 +13,13 @@ public struct KioskSession: Sendable {
         recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM)
     }
 
+    /// Starts the attract demo now, whatever the screen shows.
+    public mutating func startDemo(at time: TimeStamp) -> [GameEvent] {
+        let events = game.startRound(at: time, demo: true)
+        follow(events, at: time)
+        return events
+    }
+
     /// A real device's frame.
     public mutating func process(_ frame: TouchFrame) -> [GameEvent] {
         var events: [GameEvent] = []

@@ -117,10 +117,13 @@ public struct DamageTracker: Sendable {
         return rects.sorted { ($0.y, $0.x) < ($1.y, $1.x) }
     }
 
+    /// Plain integer arithmetic: this runs for every pair of rectangles in a busy frame.
     static func worthMerging(_ a: PixelRect, _ b: PixelRect) -> Bool {
-        let overlap = a.intersection(b)?.area ?? 0
-        let covered = a.area + b.area - overlap
-        let waste = a.union(b).area - covered
-        return waste <= max(1024, covered / 4)
+        if a.isEmpty || b.isEmpty { return true }
+        let overlapW = max(0, min(a.maxX, b.maxX) - max(a.x, b.x))
+        let overlapH = max(0, min(a.maxY, b.maxY) - max(a.y, b.y))
+        let covered = a.area + b.area - overlapW * overlapH
+        let union = (max(a.maxX, b.maxX) - min(a.x, b.x)) * (max(a.maxY, b.maxY) - min(a.y, b.y))
+        return union - covered <= max(1024, covered / 4)
     }
 }

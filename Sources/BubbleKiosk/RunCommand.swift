@@ -1,0 +1,83 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+
+/// `bubble-kiosk run`: the kiosk itself.
+struct RunCommand: KioskCommand {
+    static let name = "run"
+    static let usage = """
+        usage: bubble-kiosk run [--display virtual[:WxH]] [--input none|replay:FILE] [--config F]
+                                [--screenshot PATH] [--screenshot-every SECONDS PATH] [--status]
+                                [--attract] [--duration SECONDS] [--seed N]
+        Runs the kiosk. --display virtual draws into memory (default 1280x800); --screenshot writes
+        the screen as PNG on exit, --screenshot-every while running; --status prints one line a
+        second; --attract starts the demo round at once; --duration stops after that many seconds
+        (default: run until SIGINT or SIGTERM). --input replay:FILE plays an evemu recording in
+        real time as if it came from a touchscreen.
+        """
+
+    static func run(_ argv: ArraySlice<String>) throws -> Int32 {
+        // --screenshot-every takes two values; take it out before the generic parser.
+        var rest = Array(argv)
+        var every: (Double, String)?
+        if let i = rest.firstIndex(of: "--screenshot-every") {
+            guard i + 2 < rest.count, let seconds = Double(rest[i + 1]), seconds > 0, seconds.isFinite else {
+                throw UsageError("--screenshot-every expects SECONDS PATH")
+            }
+            every = (seconds, rest[i + 2])
+            rest.removeSubrange(i...(i + 2))
+        }
+        let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed"],
+                                 flags: ["status", "attract"])
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        var duration: Double?
+        if let d = args.value("duration") {
+            guard let v = Double(d), v > 0, v.isFinite else { throw UsageError("--duration expects seconds, got '\(d)'") }
+            duration = v
+        }
+        let seed = try args.seed() ?? UInt64(bitPattern: EventLoop.now().microseconds) ^ UInt64(getpid())
+        let display = try makeDisplay(args.value("display") ?? "virtual")
+        let settings = loadSettings(configPath: args.value("config"))
+        guard let input = try makeInput(args.value("input") ?? "none", screen: display.size) else { return 2 }
+        let options = KioskApp.Options(screenshotPath: args.value("screenshot"), screenshotEvery: every,
+                                       statusLines: args.has("status"), attractNow: args.has("attract"),
+                                       duration: duration, seed: seed)
+        let app = try KioskApp(settings: settings, display: display, input: input, options: options)
+        Console.errorLine("bubble-kiosk: display \(display.name), input \(input.name), seed \(seed)")
+        return try app.run()
+    }
+
+    static func makeDisplay(_ spec: String) throws -> Display {
+        let (kind, arg) = split(spec)
+        switch kind {
+        case "virtual":
+            guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800)) }
+            guard let size = PixelSize(parsing: text) else {
+                throw UsageError("--display virtual:WxH expects a size such as 1280x800, got '\(text)'")
+            }
+            return VirtualDisplay(size: size)
+        default:
+            throw UsageError("--display expects virtual[:WxH], got '\(spec)'")
+        }
+    }
+
+    /// The input named on the command line; nil (after printing why) when a recording is unusable.
+    static func makeInput(_ spec: String, screen: PixelSize) throws -> TouchInput? {
+        let (kind, arg) = split(spec)
+        switch kind {
+        case "none":
+            return NoTouchInput()
+        case "replay":
+            guard let path = arg else { throw UsageError("--input replay:FILE needs a file") }
+            guard let recording = loadRecording(path) else { return nil }
+            return ReplayTouchInput(recording: recording, path: path, screen: screen)
+        default:
+            throw UsageError("--input expects none or replay:FILE, got '\(spec)'")
+        }
+    }
+
+    private static func split(_ spec: String) -> (String, String?) {
+        guard let colon = spec.firstIndex(of: ":") else { return (spec, nil) }
+        return (String(spec[..<colon]), String(spec[spec.index(after: colon)...]))
+    }
+}

@@ -1,0 +1,64 @@
+// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify), wrapped
+// in small functions whose names say where they come from.
+#ifndef CLINUX_H
+#define CLINUX_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
+static inline int CLinux_timerfd_create(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+/// Arms the timer once at an absolute CLOCK_MONOTONIC time in microseconds (0 disarms it).
+static inline int CLinux_timerfd_arm_at(int fd, int64_t monotonic_us) {
+    struct itimerspec spec = {0};
+    if (monotonic_us > 0) {
+        spec.it_value.tv_sec = monotonic_us / 1000000;
+        spec.it_value.tv_nsec = (monotonic_us % 1000000) * 1000;
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+/// Blocks SIGINT, SIGTERM and SIGHUP for normal delivery and returns a signalfd that reads them,
+/// so signals arrive as ordinary events in the poll loop.
+static inline int CLinux_signalfd_for_termination(void) {
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0) return -1;
+    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/// Reads one pending signal number from a signalfd, or -1.
+static inline int CLinux_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t n = read(fd, &info, sizeof info);
+    return n == (ssize_t)sizeof info ? (int)info.ssi_signo : -1;
+}
+
+/// Monotonic time in microseconds.
+static inline int64_t CLinux_monotonic_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/// A non-blocking, close-on-exec inotify descriptor.
+static inline int CLinux_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
+
+static const uint32_t CLinux_IN_CREATE = IN_CREATE;
+static const uint32_t CLinux_IN_DELETE = IN_DELETE;
+static const uint32_t CLinux_IN_ATTRIB = IN_ATTRIB;
+static const uint32_t CLinux_IN_MOVED_TO = IN_MOVED_TO;
+static const uint32_t CLinux_IN_CLOSE_WRITE = IN_CLOSE_WRITE;
+
+#endif

@@ -1,0 +1,149 @@
+/// Builds what the screen shows for a kiosk session at a moment: the start screen, the round
+/// with its heads-up bar, the round-over screen, finger markers, and pop effects in flight.
+///
+/// Effects are driven by `GameEvent`s and drawn from a generator seeded with the game's seed,
+/// so a replay shows the same sparks.
+public struct SceneBuilder: Sendable {
+    public let field: PlayField
+    private var pops: [(bubble: Bubble, animation: PopAnimation)] = []
+    private var sprays: [ParticleSpray] = []
+    private var nextSprayID = 0
+    private var rng: SeededGenerator
+
+    public init(field: PlayField, seed: UInt64) {
+        self.field = field
+        rng = SeededGenerator(seed: seed ^ 0x5350_5241_5953)  // a stream of its own, apart from layout
+    }
+
+    /// Starts the effects for what just happened.
+    public mutating func note(_ events: [GameEvent], round: Round?, at time: TimeStamp) {
+        for event in events {
+            switch event {
+            case .popped(let id, _):
+                guard let b = round?.bubbles.first(where: { $0.id == id }) else { continue }
+                pops.append((b, PopAnimation(start: time)))
+                sprays.append(ParticleSpray(id: nextSprayID, origin: b.center, color: .bubble(b.colorIndex),
+                                            start: time, generator: &rng, pxPerMM: field.pxPerMM,
+                                            startRadius: b.radius * 0.8))
+                nextSprayID += 1
+            case .roundStarted, .idleReturn:
+                pops.removeAll()
+                sprays.removeAll()
+            default:
+                break
+            }
+        }
+    }
+
+    /// True while an effect is in flight: the loop must draw frames until it ends.
+    public func isAnimating(at time: TimeStamp) -> Bool {
+        pops.contains { !$0.animation.isFinished(at: time) } || sprays.contains { !$0.isFinished(at: time) }
+    }
+
+    /// When the picture next changes by itself: the next animation frame, or the clock's next second.
+    public func nextChange(_ game: KioskGame, at time: TimeStamp, frameMS: Double = 1000.0 / 60) -> TimeStamp? {
+        if isAnimating(at: time) { return time.adding(milliseconds: frameMS) }
+        guard case .playing = game.screen, let round = game.round, !round.isOver else { return nil }
+        // The clock shows whole seconds: wake at the next tick of the round's clock.
+        let elapsed = time.milliseconds(since: round.startTime)
+        let next = (elapsed / 1000).rounded(.down) * 1000 + 1000
+        return round.startTime.adding(milliseconds: next)
+    }
+
+    /// The scene at `time`. Also drops effects that have ended.
+    public mutating func scene(_ session: KioskSession, at time: TimeStamp) -> Scene {
+        pops.removeAll { $0.animation.isFinished(at: time) }
+        sprays.removeAll { $0.isFinished(at: time) }
+        let game = session.game
+        var items: [SceneItem] = []
+        switch game.screen {
+        case .start:
+            items += startScreen(game)
+        case .playing(let demo):
+            if let round = game.round { items += roundItems(round, demo: demo, at: time) }
+        case .roundOver:
+            items += roundOverScreen(game)
+        }
+        for pop in pops {
+            // A bursting bubble shows no digit: its count reached zero.
+            var popping = bubbleShape(pop.bubble)
+            popping.content = .none
+            if let shape = pop.animation.apply(to: popping, at: time) {
+                items.append(SceneItem(id: .bubble(pop.bubble.id), shape: .bubble(shape)))
+            }
+        }
+        for spray in sprays { items += spray.particles(at: time) }
+        items += fingers(session)
+        return Scene(size: field.size, pxPerMM: field.pxPerMM, items: items)
+    }
+
+    func bubbleShape(_ b: Bubble) -> BubbleShape {
+        let content: BubbleContent
+        switch b.kind {
+        case .tap: content = .taps(max(b.tapsLeft, 0))
+        case .swipe(let angle): content = .arrow(degrees: angle)
+        }
+        return BubbleShape(center: b.center, diameter: b.diameter, color: .bubble(b.colorIndex), content: content)
+    }
+
+    private func text(_ name: String, _ s: String, at p: Vector2, mm: Double, bold: Bool = true,
+                      align: TextAlignment = .center, color: RGBColor = .white) -> SceneItem {
+        SceneItem(id: .ui(name), shape: .text(TextShape(position: p, string: s, sizePx: field.px(mm), color: color,
+                                                         alignment: align, bold: bold)))
+    }
+
+    private var width: Double { Double(field.size.width) }
+    private var height: Double { Double(field.size.height) }
+
+    private func startScreen(_ game: KioskGame) -> [SceneItem] {
+        let b = game.button
+        return [
+            text("title", "Bubble Pop", at: Vector2(width / 2, b.y - field.px(28)), mm: 16),
+            text("hint", "Tap the numbers. Swipe the arrows.", at: Vector2(width / 2, b.y - field.px(12)), mm: 6,
+                 bold: false, color: RGBColor(hex: 0xC8_D4_E8)),
+            SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Start"))),
+        ]
+    }
+
+    private func roundOverScreen(_ game: KioskGame) -> [SceneItem] {
+        let b = game.button
+        let score = game.round?.score ?? 0
+        return [
+            text("title", "Round over!", at: Vector2(width / 2, b.y - field.px(28)), mm: 14),
+            text("final-score", "Score \(score)", at: Vector2(width / 2, b.y - field.px(12)), mm: 9),
+            SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Play again"))),
+        ]
+    }
+
+    private func roundItems(_ round: Round, demo: Bool, at time: TimeStamp) -> [SceneItem] {
+        let bar = field.px(round.settings.game.hudHeightMM)
+        var items = [SceneItem(id: .ui("hud"), shape: .panel(PanelShape(
+            rect: Rect(x: 0, y: 0, width: width, height: bar), color: RGBColor(hex: 0x0B_12_20, alpha: 0.85))))]
+        let mid = bar / 2 + field.px(2.5)
+        items.append(text("score", "Score \(round.score)", at: Vector2(field.px(5), mid), mm: 7, align: .left))
+        let seconds = Int(round.clockSeconds(at: time).rounded(round.mode == .timed ? .up : .down))
+        let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
+        items.append(text("clock", clock, at: Vector2(width - field.px(5), mid), mm: 7, align: .right))
+        if demo {
+            items.append(text("demo", "Demo - touch to play", at: Vector2(width / 2, mid), mm: 6, bold: false,
+                              color: RGBColor(hex: 0xFF_D6_0A)))
+        }
+        for b in round.bubbles where !b.isPopped {
+            items.append(SceneItem(id: .bubble(b.id), shape: .bubble(bubbleShape(b))))
+        }
+        return items
+    }
+
+    private func fingers(_ session: KioskSession) -> [SceneItem] {
+        var items: [SceneItem] = []
+        for device in session.contacts.keys.sorted() {
+            for c in session.contacts[device] ?? [] {
+                // Slots of different devices must not share an id.
+                let id = device == DemoPlayer.device ? 10_000 + c.slot : (device + 1) * 100 + c.slot
+                items.append(SceneItem(id: .finger(id), shape: .finger(FingerShape(
+                    center: c.position, radius: field.px(6), ghost: device == DemoPlayer.device))))
+            }
+        }
+        return items
+    }
+}

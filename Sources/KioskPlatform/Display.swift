@@ -1,0 +1,65 @@
+import KioskCore
+import KioskRender
+
+/// Where frames go: the virtual framebuffer, DRM/KMS, or fbdev.
+///
+/// The renderer draws into a `Frame` in ordinary memory; a display only copies the damaged
+/// rectangles out and never reads display memory back.
+public protocol Display: AnyObject {
+    /// Short name for status lines and logs (`virtual`, `drm:/dev/dri/card0 HDMI-A-1`).
+    var name: String { get }
+    /// The size the game lays out for (after rotation).
+    var size: PixelSize { get }
+    /// Physical pixel density when the display reports a believable one.
+    var reportedPxPerMM: Double? { get }
+    /// False while a frame is still on its way to the screen (a page flip pending): draw later.
+    var canPresent: Bool { get }
+    /// A descriptor the event loop watches for display events (page-flip completion), if any.
+    var eventFD: Int32? { get }
+    /// Copies `damage` of `frame` to the screen.
+    func present(_ frame: Frame, damage: [PixelRect]) throws
+    /// Handles readable `eventFD` (page-flip events).
+    func handleEvents()
+    /// Writes what the screen shows as PNG.
+    func screenshot(to path: String) throws
+    /// Puts the screen back as it was before the kiosk started.
+    func restore()
+}
+
+/// A screen in memory, for development and tests on machines without a display.
+///
+/// It keeps its own copy of what is "on screen" and takes only damaged rectangles, exactly like
+/// a real scanout buffer, so a screenshot also proves the damage tracking right.
+public final class VirtualDisplay: Display {
+    public let size: PixelSize
+    public let reportedPxPerMM: Double? = nil
+    public var name: String { "virtual:\(size)" }
+    public var canPresent: Bool { true }
+    public var eventFD: Int32? { nil }
+    /// The "scanout buffer".
+    public let screen: Frame
+    /// Frames presented and bytes copied, for the status line and the benchmark.
+    public private(set) var presented = 0
+    public private(set) var bytesCopied = 0
+
+    public init(size: PixelSize) {
+        self.size = size
+        screen = Frame(size: size)
+    }
+
+    public func present(_ frame: Frame, damage: [PixelRect]) throws {
+        for rect in damage {
+            frame.copy(rect, to: screen.pixels, destinationStride: screen.stride)
+            bytesCopied += rect.width * rect.height * 4
+        }
+        presented += 1
+    }
+
+    public func handleEvents() {}
+
+    public func screenshot(to path: String) throws {
+        try PNGWriter.writePNG(screen, to: path)
+    }
+
+    public func restore() {}
+}

@@ -1,0 +1,193 @@
+import KioskCore
+import Testing
+
+/// The rendering model: particles, pops and damage tracking, all without a renderer.
+@Suite struct RenderModelTests {
+    let size = PixelSize(width: 800, height: 600)
+    let origin = Vector2(400, 300)
+
+    func spray(seed: UInt64, start: TimeStamp = .zero) -> ParticleSpray {
+        ParticleSpray(id: 1, origin: origin, color: .bubble(0), start: start, seed: seed, pxPerMM: 4)
+    }
+
+    func bubble(_ id: Int, at p: Vector2, diameter: Double = 80, content: BubbleContent = .taps(2)) -> SceneItem {
+        SceneItem(id: .bubble(id), shape: .bubble(BubbleShape(center: p, diameter: diameter, color: .bubble(id), content: content)))
+    }
+
+    func scene(_ items: [SceneItem]) -> Scene { Scene(size: size, pxPerMM: 4, items: items) }
+
+    // MARK: Particles
+
+    @Test func spraysFromTheSameSeedAreIdentical() {
+        let t = TimeStamp(milliseconds: 250)
+        #expect(spray(seed: 7).particles(at: t) == spray(seed: 7).particles(at: t))
+        #expect(spray(seed: 7).particles(at: t) != spray(seed: 8).particles(at: t))
+    }
+
+    @Test func aSharedGeneratorGivesTheSameSprayAndAdvancesTheSameWay() {
+        var g1 = SeededGenerator(seed: 99), g2 = SeededGenerator(seed: 99)
+        let a = ParticleSpray(id: 0, origin: origin, color: .white, start: .zero, generator: &g1, pxPerMM: 4)
+        let b = ParticleSpray(id: 0, origin: origin, color: .white, start: .zero, generator: &g2, pxPerMM: 4)
+        #expect(a == b)
+        #expect(g1.next() == g2.next())
+    }
+
+    @Test func thirtyParticlesFlyOutwardAndFadeWithinASecond() {
+        let s = spray(seed: 3)
+        #expect(s.particles(at: TimeStamp(milliseconds: -1)).isEmpty)
+        let early = s.particles(at: TimeStamp(milliseconds: 16))
+        let later = s.particles(at: TimeStamp(milliseconds: 300))
+        #expect(early.count == 30)
+        func spread(_ items: [SceneItem]) -> Double {
+            items.reduce(0.0) { sum, item in
+                guard case .particle(let p) = item.shape else { return sum }
+                return sum + p.center.distance(to: origin)
+            } / Double(max(items.count, 1))
+        }
+        #expect(spread(later) > spread(early) + 10)
+        func opacity(_ items: [SceneItem]) -> Double {
+            items.reduce(0.0) { sum, item in
+                guard case .particle(let p) = item.shape else { return sum }
+                return sum + p.opacity
+            }
+        }
+        #expect(opacity(later) < opacity(early))
+        #expect(!s.isFinished(at: TimeStamp(milliseconds: 999)))
+        #expect(s.isFinished(at: TimeStamp(milliseconds: 1000)))
+        #expect(s.particles(at: TimeStamp(milliseconds: 1000)).isEmpty)
+    }
+
+    @Test func particlesStayInsideTheSpraysMaximumBounds() {
+        let s = spray(seed: 11)
+        let box = s.maximumBounds
+        for ms in stride(from: 0.0, to: 1000, by: 50) {
+            for item in s.particles(at: TimeStamp(milliseconds: ms)) {
+                #expect(box.contains(item.bounds), "particle at \(ms) ms leaves \(box)")
+            }
+        }
+    }
+
+    @Test func particleIdsAreStableAcrossFrames() {
+        let s = spray(seed: 5)
+        let a = s.particles(at: TimeStamp(milliseconds: 100)).map(\.id)
+        let b = s.particles(at: TimeStamp(milliseconds: 120)).map(\.id)
+        #expect(a.first == .particle(spray: 1, index: 0))
+        #expect(Set(b).isSubset(of: Set(a)))
+    }
+
+    @Test func popSwellsAndFadesOverTwoHundredMilliseconds() {
+        let pop = PopAnimation(start: TimeStamp(milliseconds: 1000))
+        let b = BubbleShape(center: origin, diameter: 80, color: .bubble(2))
+        #expect(pop.scale(at: TimeStamp(milliseconds: 1000)) == 1)
+        #expect(pop.opacity(at: TimeStamp(milliseconds: 1000)) == 1)
+        let mid = pop.apply(to: b, at: TimeStamp(milliseconds: 1100))
+        #expect(mid != nil)
+        #expect((mid?.scale ?? 0) > 1 && (mid?.scale ?? 2) < 1.3)
+        #expect((mid?.opacity ?? 1) < 1 && (mid?.opacity ?? 0) > 0)
+        #expect(abs(pop.scale(at: TimeStamp(milliseconds: 1199.9)) - 1.3) < 0.01)
+        #expect(pop.apply(to: b, at: TimeStamp(milliseconds: 1200)) == nil)
+    }
+
+    // MARK: Damage
+
+    @Test func theFirstFrameIsDamagedInFullAndAnIdenticalOneNotAtAll() {
+        var tracker = DamageTracker()
+        let s = scene([bubble(1, at: origin)])
+        #expect(tracker.damage(for: s) == [s.screenRect])
+        #expect(tracker.damage(for: s).isEmpty)
+        #expect(tracker.damage(for: s).isEmpty)
+    }
+
+    @Test func anEmptySceneIsFullyDamagedOnceThenIdle() {
+        var tracker = DamageTracker()
+        #expect(tracker.damage(for: scene([])).count == 1)
+        #expect(tracker.damage(for: scene([])).isEmpty)
+    }
+
+    @Test func aNewSizeOrBackgroundDamagesTheWholeScreen() {
+        let s = scene([bubble(1, at: origin)])
+        var other = s
+        other.background = .black
+        #expect(DamageTracker.damage(from: s, to: other) == [s.screenRect])
+        var bigger = s
+        bigger.size = PixelSize(width: 1024, height: 768)
+        #expect(DamageTracker.damage(from: s, to: bigger) == [bigger.screenRect])
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: s)
+        tracker.invalidate()
+        #expect(tracker.damage(for: s) == [s.screenRect])
+    }
+
+    @Test func aMovedItemDamagesItsOldAndNewPlaceOnly() {
+        let a = bubble(1, at: Vector2(100, 100)), moved = bubble(1, at: Vector2(600, 400))
+        let still = bubble(2, at: Vector2(400, 100))
+        let damage = DamageTracker.damage(from: scene([a, still]), to: scene([moved, still]))
+        let covered = damage.reduce(0) { $0 + $1.area }
+        #expect(damage.contains { $0.contains(a.bounds) })
+        #expect(damage.contains { $0.contains(moved.bounds) })
+        #expect(!damage.contains { $0.intersects(still.bounds) })
+        #expect(covered == a.bounds.area + moved.bounds.area)
+    }
+
+    @Test func addedAndRemovedItemsDamageTheirBounds() {
+        let a = bubble(1, at: Vector2(100, 100)), b = bubble(2, at: Vector2(500, 400))
+        #expect(DamageTracker.damage(from: scene([a]), to: scene([a, b])) == [b.bounds])
+        #expect(DamageTracker.damage(from: scene([a, b]), to: scene([b])) == [a.bounds])
+    }
+
+    @Test func swappingTheOrderOfOverlappingItemsIsDamage() {
+        let a = bubble(1, at: Vector2(300, 300)), b = bubble(2, at: Vector2(330, 300))
+        let damage = DamageTracker.damage(from: scene([a, b]), to: scene([b, a]))
+        #expect(!damage.isEmpty)
+        #expect(damage.contains { $0.contains(a.bounds) || $0.contains(b.bounds) })
+    }
+
+    @Test func damageIsClippedToTheScreen() {
+        let edge = bubble(1, at: Vector2(5, 5))
+        let damage = DamageTracker.damage(from: scene([]), to: scene([edge]))
+        #expect(damage == [PixelRect(x: 0, y: 0, width: edge.bounds.maxX, height: edge.bounds.maxY)])
+        let offscreen = bubble(2, at: Vector2(-500, -500))
+        #expect(DamageTracker.damage(from: scene([]), to: scene([offscreen])).isEmpty)
+    }
+
+    @Test func aSprayOfSmallRectanglesIsMergedIntoAFewBoxes() {
+        let s = spray(seed: 21)
+        let before = scene(s.particles(at: TimeStamp(milliseconds: 200)))
+        let after = scene(s.particles(at: TimeStamp(milliseconds: 216)))
+        let damage = DamageTracker.damage(from: before, to: after)
+        #expect(!damage.isEmpty && damage.count <= 6, "\(damage.count) rectangles")
+        let box = s.maximumBounds
+        #expect(damage.allSatisfy { box.contains($0) })
+    }
+
+    @Test func damageOverHalfTheScreenBecomesOneFullScreenRectangle() {
+        let big = SceneItem(id: .ui("overlay"), shape: .panel(PanelShape(
+            rect: Rect(x: 0, y: 0, width: 700, height: 500), color: RGBColor.black.withAlpha(0.5))))
+        #expect(DamageTracker.damage(from: scene([]), to: scene([big])) == [scene([]).screenRect])
+    }
+
+    // MARK: Geometry and colour
+
+    @Test func pixelRectsRoundOutwardsAndIntersect() {
+        let r = PixelRect(enclosing: Rect(x: 1.5, y: 2.2, width: 3, height: 3))
+        #expect(r == PixelRect(x: 1, y: 2, width: 4, height: 4))
+        #expect(r.intersection(PixelRect(x: 4, y: 5, width: 10, height: 10)) == PixelRect(x: 4, y: 5, width: 1, height: 1))
+        #expect(r.intersection(PixelRect(x: 5, y: 0, width: 2, height: 2)) == nil)
+        #expect(r.union(PixelRect(x: 10, y: 10, width: 1, height: 1)) == PixelRect(x: 1, y: 2, width: 10, height: 9))
+    }
+
+    @Test func boundsCoverTheDrawnShape() {
+        let b = BubbleShape(center: Vector2(100.4, 50.6), diameter: 80, color: .white, scale: 1.3)
+        #expect(b.bounds.contains(PixelRect(around: b.center, halfExtent: 80 * 1.3 / 2)))
+        let t = TextShape(position: Vector2(200, 100), string: "Score 120", sizePx: 24, alignment: .right)
+        #expect(t.bounds.maxX >= 200 && Double(t.bounds.x) < 200 - 9 * 24 * 0.6)
+        #expect(t.bounds.y <= 100 - 24 && t.bounds.maxY >= 100 + 5)
+    }
+
+    @Test func thePaletteWrapsAndConvertsToPixels() {
+        #expect(RGBColor.bubble(0) == RGBColor.bubble(RGBColor.bubblePalette.count))
+        #expect(RGBColor.bubble(-1) == RGBColor.bubblePalette.last)
+        #expect(RGBColor(hex: 0x12_34_56).xrgb == 0x12_34_56)
+        #expect(RGBColor.white.mixed(with: .black, amount: 1) == .black)
+    }
+}

@@ -1,0 +1,135 @@
+import KioskCore
+import KioskRender
+import Testing
+
+/// The renderer draws only what changed, and what it draws adds up to the full picture.
+@Suite struct DamageRenderingTests {
+    @Test func anIdleFrameHasNoDamageAndTouchesNoPixel() {
+        let scene = TestScenes.field()
+        let renderer = SceneRenderer(size: scene.size)
+        #expect(renderer.render(scene) == [scene.screenRect])
+        let before = TestScenes.checksum(renderer.frame)
+        #expect(renderer.render(scene).isEmpty)
+        #expect(renderer.render(scene).isEmpty)
+        #expect(TestScenes.checksum(renderer.frame) == before)
+    }
+
+    @Test func aPopDamagesOnlyItsNeighbourhood() throws {
+        var scene = TestScenes.field()
+        let renderer = SceneRenderer(size: scene.size)
+        renderer.render(scene)
+        let index = try #require(scene.items.firstIndex { $0.id == .bubble(10) })
+        guard case .bubble(let victim) = scene.items[index].shape else { Issue.record("not a bubble"); return }
+        let start = TimeStamp(milliseconds: 0), now = TimeStamp(milliseconds: 80)
+        let pop = PopAnimation(start: start)
+        let spray = ParticleSpray(id: 0, origin: victim.center, color: victim.color, start: start, seed: 4,
+                                  pxPerMM: TestScenes.pxPerMM, startRadius: victim.diameter * 0.35)
+        scene.items[index].shape = .bubble(try #require(pop.apply(to: victim, at: now)))
+        scene.items += spray.particles(at: now)
+
+        let damage = renderer.render(scene)
+        var swollen = victim
+        swollen.scale = pop.maxScale
+        let neighbourhood = swollen.bounds.union(spray.maximumBounds)
+        #expect(!damage.isEmpty)
+        #expect(damage.allSatisfy { neighbourhood.contains($0) }, "\(damage) not inside \(neighbourhood)")
+        let area = damage.reduce(0) { $0 + $1.area }
+        #expect(area <= neighbourhood.area)
+        #expect(area * 20 < scene.size.width * scene.size.height, "a pop should damage under 5% of the screen")
+    }
+
+    @Test func aMovedFingerDamagesItsOldAndNewPlaces() {
+        let base = TestScenes.field()
+        var a = base, b = base
+        let from = Vector2(300, 470), to = Vector2(700, 300)
+        a.items.append(TestScenes.finger(0, at: from))
+        b.items.append(TestScenes.finger(0, at: to))
+        let renderer = SceneRenderer(size: base.size)
+        renderer.render(a)
+        let damage = renderer.render(b)
+        let old = TestScenes.finger(0, at: from).bounds, new = TestScenes.finger(0, at: to).bounds
+        #expect(damage.contains { $0.contains(old) })
+        #expect(damage.contains { $0.contains(new) })
+        #expect(damage.reduce(0) { $0 + $1.area } <= old.area + new.area)
+    }
+
+    /// The heart of damage tracking: frame after frame of partial repaints must leave exactly
+    /// the picture a full repaint of the last scene gives.
+    @Test func partialRepaintsAddUpToAFullRepaint() {
+        let base = TestScenes.field()
+        let incremental = SceneRenderer(size: base.size)
+        var spray: ParticleSpray?
+        var last = base
+        for frame in 0..<40 {
+            let now = TimeStamp(milliseconds: Double(frame) * 16.7)
+            var scene = base
+            if frame == 5 {
+                spray = ParticleSpray(id: 0, origin: Vector2(415, 250), color: .bubble(3), start: now,
+                                      seed: 9, pxPerMM: TestScenes.pxPerMM, startRadius: 30)
+            }
+            if let i = scene.items.firstIndex(where: { $0.id == .bubble(11) }), frame >= 5,
+               case .bubble(let b) = scene.items[i].shape {
+                let pop = PopAnimation(start: TimeStamp(milliseconds: 5 * 16.7))
+                if let shape = pop.apply(to: b, at: now) {
+                    scene.items[i].shape = .bubble(shape)
+                } else {
+                    scene.items.remove(at: i)
+                }
+            }
+            scene.items += spray?.particles(at: now) ?? []
+            scene.items.append(TestScenes.finger(0, at: Vector2(100 + Double(frame) * 19, 300 + Double(frame % 7) * 9)))
+            if frame % 10 == 0, let i = scene.items.firstIndex(where: { $0.id == .ui("score") }),
+               case .text(var t) = scene.items[i].shape {
+                t.string = "Score \(frame * 10)"
+                scene.items[i].shape = .text(t)
+            }
+            incremental.render(scene)
+            last = scene
+        }
+        let full = SceneRenderer(size: base.size)
+        full.render(last)
+        let diff = ImageDifference(incremental.frame, full.frame)
+        #expect(diff.differingPixels == 0 && diff.largestChannelDifference == 0, "\(diff.summary)")
+    }
+
+    @Test func spritesAreRenderedOncePerLook() {
+        let looks = (0..<12).map { i in
+            TestScenes.bubble(i, at: Vector2(60 + Double(i) * 70, 100), diameter: 60, color: i % 2, content: .taps(2))
+        }
+        let scene = Scene(size: PixelSize(width: 900, height: 300), pxPerMM: 4, items: looks)
+        let renderer = SceneRenderer(size: scene.size)
+        renderer.render(scene)
+        #expect(renderer.spritesRendered == 2)
+        var moved = scene
+        for i in moved.items.indices {
+            if case .bubble(var b) = moved.items[i].shape {
+                b.center.y += 50
+                moved.items[i].shape = .bubble(b)
+            }
+        }
+        renderer.render(moved)
+        #expect(renderer.spritesRendered == 2)
+    }
+
+    @Test func aSceneOfAnotherSizeGetsANewFrameAndAFullRepaint() {
+        let renderer = SceneRenderer(size: PixelSize(width: 320, height: 200))
+        renderer.render(Scene(size: PixelSize(width: 320, height: 200), pxPerMM: 4))
+        let bigger = Scene(size: PixelSize(width: 640, height: 400), pxPerMM: 4)
+        #expect(renderer.render(bigger) == [bigger.screenRect])
+        #expect(renderer.frame.size == bigger.size)
+    }
+
+    @Test func copyingADamageRectangleCopiesExactlyThosePixels() {
+        let scene = TestScenes.field()
+        let renderer = SceneRenderer(size: scene.size)
+        renderer.render(scene)
+        let frame = renderer.frame
+        let target = Frame(size: scene.size)
+        let r = PixelRect(x: 30, y: 70, width: 90, height: 60)
+        frame.copy(r, to: target.pixels, destinationStride: target.stride)
+        #expect(target[r.x, r.y] == frame[r.x, r.y])
+        #expect(target[r.maxX - 1, r.maxY - 1] == frame[r.maxX - 1, r.maxY - 1])
+        #expect(target[r.maxX, r.y] == 0)
+        #expect(target[r.x, r.y - 1] == 0)
+    }
+}

@@ -1,0 +1,115 @@
+import Glibc
+import KioskCore
+import KioskRender
+import Testing
+
+/// What ends up in the pixels: colours, digits, arrows, text placement, the frame's layout.
+@Suite struct RendererTests {
+    let size = PixelSize(width: 200, height: 200)
+    let centre = Vector2(100, 100)
+
+    func render(_ items: [SceneItem]) -> Frame {
+        let renderer = SceneRenderer(size: size)
+        renderer.render(Scene(size: size, pxPerMM: TestScenes.pxPerMM, items: items))
+        return renderer.frame
+    }
+
+    func bubble(_ content: BubbleContent) -> Frame {
+        render([TestScenes.bubble(1, at: centre, diameter: 120, color: 0, content: content)])
+    }
+
+    @Test func theBubbleCentreHasTheBubbleColourAndTheCornerTheBackground() {
+        let frame = bubble(.none)
+        let p = frame[100, 100]
+        let r = (p >> 16) & 0xFF, b = p & 0xFF
+        #expect(b > 200 && r < 150, "centre pixel \(String(p, radix: 16)) is not the blue bubble")
+        #expect(frame[3, 3] == RGBColor.kioskBackground.xrgb)
+    }
+
+    @Test func swipeBubblesShowAnArrowAndPlainOnesNothingWhite() {
+        let area = PixelRect(x: 40, y: 40, width: 120, height: 120)
+        let arrow = TestScenes.whitePixels(bubble(.arrow(degrees: 30)), in: area)
+        let taps = TestScenes.whitePixels(bubble(.taps(3)), in: area)
+        let plain = TestScenes.whitePixels(bubble(.none), in: area)
+        #expect(arrow > 500, "only \(arrow) white pixels in a swipe bubble")
+        #expect(taps > 300, "only \(taps) white pixels in a tap bubble")
+        #expect(plain < 20, "\(plain) white pixels in a plain bubble")
+    }
+
+    @Test func arrowsPointWhereTheAngleSays() {
+        func white(_ f: Frame, _ dx: Int, _ dy: Int) -> Bool {
+            TestScenes.whitePixels(f, in: PixelRect(x: 100 + dx, y: 100 + dy, width: 1, height: 1)) == 1
+        }
+        let right = bubble(.arrow(degrees: 0)), left = bubble(.arrow(degrees: 180)), down = bubble(.arrow(degrees: 90))
+        // The head is wide near its base, where the shaft is narrow.
+        #expect(white(right, 10, 12) && !white(right, -10, 12))
+        #expect(white(left, -10, 12) && !white(left, 10, 12))
+        #expect(white(down, 12, 10) && !white(down, 12, -10))
+    }
+
+    @Test func textIsPlacedByItsAlignment() {
+        func text(_ alignment: TextAlignment) -> Frame {
+            render([SceneItem(id: .ui("t"), shape: .text(TextShape(
+                position: Vector2(100, 120), string: "88", sizePx: 40, alignment: alignment)))])
+        }
+        let band = { (x0: Int, x1: Int) in PixelRect(x: x0, y: 80, width: x1 - x0, height: 45) }
+        let right = text(.right), left = text(.left), centred = text(.center)
+        #expect(TestScenes.whitePixels(right, in: band(40, 101)) > 100)
+        #expect(TestScenes.whitePixels(right, in: band(103, 200)) == 0)
+        #expect(TestScenes.whitePixels(left, in: band(0, 98)) == 0)
+        #expect(TestScenes.whitePixels(left, in: band(99, 160)) > 100)
+        #expect(TestScenes.whitePixels(centred, in: band(55, 100)) > 50)
+        #expect(TestScenes.whitePixels(centred, in: band(100, 145)) > 50)
+    }
+
+    @Test func theButtonIsACapsuleWithAWhiteTitle() {
+        let frame = render([SceneItem(id: .ui("start"), shape: .button(ButtonShape(
+            rect: Rect(x: 20, y: 70, width: 160, height: 60), title: "Start")))])
+        #expect(TestScenes.whitePixels(frame, in: PixelRect(x: 40, y: 80, width: 120, height: 40)) > 150)
+        // Rounded ends: the corner of the rectangle stays background.
+        #expect(frame[21, 71] == RGBColor.kioskBackground.xrgb)
+        let blue = frame[35, 100] & 0xFF
+        #expect(blue > 200, "capsule body is not the accent blue")
+    }
+
+    @Test func framesUseTheXRGB8888LayoutOfDumbBuffers() {
+        let frame = Frame(size: PixelSize(width: 4, height: 2))
+        frame.fill(RGBColor(hex: 0x12_34_56))
+        let bytes = frame.pixels.assumingMemoryBound(to: UInt8.self)
+        #expect([bytes[0], bytes[1], bytes[2]] == [0x56, 0x34, 0x12])
+        #expect(frame.stride >= 16)
+        #expect(frame[3, 1] == 0x12_34_56)
+    }
+
+    @Test func pngFilesRoundTrip() throws {
+        let frame = TestScenes.field()
+        let renderer = SceneRenderer(size: frame.size)
+        renderer.render(frame)
+        let path = "/tmp/bubble-kiosk-roundtrip-\(getpid()).png"
+        try PNGWriter.writePNG(renderer.frame, to: path)
+        defer { unlink(path) }
+        let loaded = try PNGWriter.loadPNG(path)
+        let diff = ImageDifference(renderer.frame, loaded)
+        #expect(diff.largestChannelDifference == 0, "\(diff.summary)")
+        #expect(throws: PNGError.self) { try PNGWriter.loadPNG("/nonexistent/bubble.png") }
+    }
+
+    /// The cached-sprite renderer and the draw-everything yardstick show the same picture
+    /// (sprites snap to whole pixels, so edges may move by half a pixel).
+    @Test func spriteAndNaiveRenderersAgree() {
+        var scene = TestScenes.field()
+        scene.items.append(TestScenes.finger(0, at: Vector2(480, 300)))
+        scene.items.append(TestScenes.finger(1, at: Vector2(560, 320), ghost: true))
+        scene.items.append(TestScenes.bubble(99, at: Vector2(800, 450), color: 5, content: .taps(2), scale: 1.2, opacity: 0.6))
+        let spray = ParticleSpray(id: 0, origin: Vector2(300, 450), color: .bubble(2), start: .zero, seed: 2, pxPerMM: 4)
+        scene.items += spray.particles(at: TimeStamp(milliseconds: 150))
+        scene.items.append(SceneItem(id: .ui("start"), shape: .button(ButtonShape(
+            rect: Rect(x: 380, y: 440, width: 200, height: 64), title: "Start"))))
+        let fast = SceneRenderer(size: scene.size)
+        fast.render(scene)
+        let naive = NaiveRenderer(size: scene.size)
+        naive.render(scene)
+        let diff = ImageDifference(fast.frame, naive.frame)
+        #expect(Double(diff.differingPixels) < Double(diff.totalPixels) * 0.01, "\(diff.summary)")
+    }
+}
