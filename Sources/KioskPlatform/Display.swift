@@ -16,6 +16,9 @@ public protocol Display: AnyObject {
     var canPresent: Bool { get }
     /// A descriptor the event loop watches for display events (page-flip completion), if any.
     var eventFD: Int32? { get }
+    /// Called with the monotonic time at which a presented frame became visible (the page-flip
+    /// event's timestamp on DRM; at once on displays without flips). Input latency counts to it.
+    var onVisible: ((TimeStamp) -> Void)? { get set }
     /// Copies `damage` of `frame` to the screen.
     func present(_ frame: Frame, damage: [PixelRect]) throws
     /// Handles readable `eventFD` (page-flip events).
@@ -41,6 +44,7 @@ public final class VirtualDisplay: Display {
     /// Frames presented and bytes copied, for the status line and the benchmark.
     public private(set) var presented = 0
     public private(set) var bytesCopied = 0
+    public var onVisible: ((TimeStamp) -> Void)?
 
     public init(size: PixelSize) {
         self.size = size
@@ -53,6 +57,7 @@ public final class VirtualDisplay: Display {
             bytesCopied += rect.width * rect.height * 4
         }
         presented += 1
+        onVisible?(EventLoop.now())
     }
 
     public func handleEvents() {}

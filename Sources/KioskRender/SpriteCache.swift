@@ -34,10 +34,10 @@ final class Sprite {
 }
 
 /// What a sprite shows. Sizes are quantised (bubbles to whole pixels, angles to whole degrees,
-/// small radii to quarter pixels) so near-identical shapes share one sprite.
+/// particles to half and finger radii to quarter pixels) so near-identical shapes share one sprite.
 enum SpriteKey: Hashable {
     case bubble(diameter: Int, color: RGBColor, content: QuantisedContent)
-    case particle(quarterRadius: Int, color: RGBColor)
+    case particle(halfRadius: Int, color: RGBColor)
     case finger(quarterRadius: Int, ghost: Bool)
     case button(width: Int, height: Int, title: String, color: RGBColor, pressed: Bool)
     case text(String, quarterSize: Int, color: RGBColor, bold: Bool)
@@ -127,7 +127,7 @@ final class SpriteCache {
     }
 
     static func key(_ p: ParticleShape) -> SpriteKey {
-        .particle(quarterRadius: max(Int((p.radius * 4).rounded()), 1), color: p.color)
+        .particle(halfRadius: max(Int((p.radius * 2).rounded()), 1), color: p.color)
     }
 
     static func key(_ f: FingerShape) -> SpriteKey {
@@ -152,8 +152,8 @@ final class SpriteCache {
             return centred(extent: d) { cr in
                 Painter.bubble(cr, diameter: d, color: color, content: content.content)
             }
-        case let .particle(quarterRadius, color):
-            let r = Double(quarterRadius) / 4
+        case let .particle(halfRadius, color):
+            let r = Double(halfRadius) / 2
             return centred(extent: 2 * r) { cr in Painter.particle(cr, radius: r, color: color) }
         case let .finger(quarterRadius, ghost):
             let r = Double(quarterRadius) / 4

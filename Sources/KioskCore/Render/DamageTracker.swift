@@ -13,6 +13,8 @@ public struct DamageTracker: Sendable {
 
     /// Damage from the last scene passed here to `scene`, which becomes the new "last scene".
     public mutating func damage(for scene: Scene) -> [PixelRect] {
+        // The idle case first: an unchanged scene costs one comparison and nothing else.
+        if let previous, previous == scene { return [] }
         let newBounds = scene.items.map(\.bounds)
         defer {
             previous = scene

@@ -7,6 +7,7 @@ public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertibl
     /// What was expected and what was found.
     public var message: String
 
+    /// An error at `line` of `file`.
     public init(file: String, line: Int, message: String) {
         self.file = file
         self.line = line
@@ -55,7 +56,9 @@ public struct EvemuRecording: Equatable, Sendable {
         }
     }
 
+    /// The `# EVEMU` version the file declares.
     public var formatVersion: FormatVersion
+    /// Bus, vendor, product and version from the `I:` line.
     public var id: DeviceID
     /// Name, axes (`A:` lines), keys (`EV_KEY` bits of the `B:` lines) and properties (`P:` bits).
     public var device: TouchDeviceInfo
@@ -64,6 +67,7 @@ public struct EvemuRecording: Equatable, Sendable {
     /// The events in file order, with the times as written (relative or absolute).
     public var events: [InputEvent]
 
+    /// A recording from its parts (tests and generated recordings).
     public init(formatVersion: FormatVersion, id: DeviceID, device: TouchDeviceInfo,
                 eventCodes: [UInt16: Set<UInt16>] = [:], events: [InputEvent]) {
         self.formatVersion = formatVersion
@@ -366,7 +370,7 @@ private struct EvemuParser {
 
     static func trimmed(_ s: String) -> String {
         var chars = Substring(s)
-        while let last = chars.last, isSpace(last) || last == "\r" { chars.removeLast() }
+        while let last = chars.last, isSpace(last) { chars.removeLast() }
         while let first = chars.first, isSpace(first) { chars.removeFirst() }
         return String(chars)
     }

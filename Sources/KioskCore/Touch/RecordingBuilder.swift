@@ -6,9 +6,13 @@
 /// `evemu-device` and `evemu-play`). Positions are converted to device units so that
 /// `TouchDecoder` on a screen of the same size maps them back to within a pixel.
 public struct RecordingBuilder: Sendable {
+    /// The screen the positions are given for (and the decoder should map to).
     public let screen: PixelSize
+    /// Largest device unit on both axes (the minimum is 0).
     public let axisMax: Int32
+    /// Number of multi-touch slots the device offers.
     public let slots: Int
+    /// Units per millimetre written into the axis descriptions (0: unknown).
     public let resolution: Int32
 
     private enum Sample: Sendable {
