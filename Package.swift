@@ -12,9 +12,10 @@ let package = Package(
         .target(name: "KioskCore"),
         // C libraries stay at the edges: thin system-library targets, Swift above them.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .target(name: "CLinux"),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev"]),
         .executableTarget(
             name: "BubbleKiosk",
             dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]

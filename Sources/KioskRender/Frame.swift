@@ -85,6 +85,8 @@ public enum PNGWriter {
     /// Writes the frame as an RGB PNG.
     public static func writePNG(_ frame: Frame, to path: String) throws(PNGError) {
         cairo_surface_flush(frame.surface)
+        // The pixels may have been written directly (a display copying damage into a frame).
+        cairo_surface_mark_dirty(frame.surface)
         let status = cairo_surface_write_to_png(frame.surface, path)
         guard status == CAIRO_STATUS_SUCCESS else {
             throw PNGError(path: path, reason: String(cString: cairo_status_to_string(status)))

@@ -211,4 +211,61 @@ enum Painter {
         setColor(cr, p.color)
         cairo_fill(cr)
     }
+
+    // MARK: Whole shapes
+
+    /// Draws any shape where the scene puts it, with paths (the naive renderer, and oversize
+    /// items the sprite cache should not hold).
+    static func shape(_ cr: OpaquePointer, _ shape: SceneShape) {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        switch shape {
+        case .bubble(let b):
+            guard b.opacity > 0, b.scale > 0 else { return }
+            if b.opacity < 1 {
+                // Else the group below is a whole-screen surface: 8 MB at 1080p, every frame.
+                let r = b.bounds
+                cairo_rectangle(cr, Double(r.x), Double(r.y), Double(r.width), Double(r.height))
+                cairo_clip(cr)
+            }
+            cairo_translate(cr, b.center.x, b.center.y)
+            cairo_scale(cr, b.scale, b.scale)
+            withOpacity(cr, b.opacity) {
+                bubble(cr, diameter: b.diameter, color: b.color, content: b.content)
+            }
+        case .particle(let p):
+            guard p.opacity > 0 else { return }
+            cairo_translate(cr, p.center.x, p.center.y)
+            particle(cr, radius: p.radius, color: p.color.withAlpha(p.color.a * p.opacity))
+        case .finger(let f):
+            cairo_translate(cr, f.center.x, f.center.y)
+            finger(cr, radius: f.radius, ghost: f.ghost)
+        case .button(let b):
+            cairo_translate(cr, b.rect.x, b.rect.y)
+            button(cr, width: b.rect.width, height: b.rect.height, title: b.title,
+                   color: b.color, pressed: b.pressed)
+        case .text(let t):
+            selectFont(cr, size: t.sizePx, bold: t.bold)
+            let advance = textExtents(cr, t.string).x_advance
+            let shift: Double = switch t.alignment {
+            case .left: 0
+            case .center: advance / 2
+            case .right: advance
+            }
+            cairo_translate(cr, t.position.x - shift, t.position.y)
+            text(cr, t.string, size: t.sizePx, color: t.color, bold: t.bold)
+        case .panel(let p):
+            panel(cr, p)
+        }
+    }
+
+    /// Draws `body` at `opacity` as a whole (through a group), so overlapping parts do not
+    /// show through each other.
+    private static func withOpacity(_ cr: OpaquePointer, _ opacity: Double, _ body: () -> Void) {
+        guard opacity < 1 else { return body() }
+        cairo_push_group(cr)
+        body()
+        cairo_pop_group_to_source(cr)
+        cairo_paint_with_alpha(cr, opacity)
+    }
 }

@@ -13,6 +13,8 @@ public final class SceneRenderer {
     private var cr: OpaquePointer
     private var tracker = DamageTracker()
     let cache: SpriteCache
+    /// Items covering more pixels than this (4 MB of sprite) are drawn with paths, uncached.
+    static let largestSprite = 1 << 20
 
     /// - Parameter spriteBudgetBytes: memory for cached sprites before old ones are dropped.
     public init(size: PixelSize, spriteBudgetBytes: Int = 12 << 20) {
@@ -37,6 +39,7 @@ public final class SceneRenderer {
     /// clipped to the screen: [] when nothing did (and then no pixel was touched).
     @discardableResult
     public func render(_ scene: Scene) -> [PixelRect] {
+        guard scene.size.width > 0, scene.size.height > 0 else { return [] }
         if scene.size != frame.size {
             cairo_destroy(cr)
             frame = Frame(size: scene.size)
@@ -72,8 +75,21 @@ public final class SceneRenderer {
         // an item's shape costs a copy of its payload.
         for (i, itemBounds) in bounds.enumerated() {
             guard let clip = itemBounds.intersection(rect) else { continue }
-            draw(scene.items[i].shape, within: clip)
+            let shape = scene.items[i].shape
+            if itemBounds.area > Self.largestSprite, !shape.isPanel {
+                drawWithPaths(shape, within: clip)
+            } else {
+                draw(shape, within: clip)
+            }
         }
+    }
+
+    private func drawWithPaths(_ shape: SceneShape, within clip: PixelRect) {
+        cairo_save(cr)
+        cairo_rectangle(cr, Double(clip.x), Double(clip.y), Double(clip.width), Double(clip.height))
+        cairo_clip(cr)
+        Painter.shape(cr, shape)
+        cairo_restore(cr)
     }
 
     private func draw(_ shape: SceneShape, within clip: PixelRect) {
@@ -161,5 +177,13 @@ public final class SceneRenderer {
         cairo_clip(cr)
         Painter.panel(cr, p)
         cairo_restore(cr)
+    }
+}
+
+extension SceneShape {
+    /// Panels are plain fills, never sprites.
+    fileprivate var isPanel: Bool {
+        if case .panel = self { return true }
+        return false
     }
 }

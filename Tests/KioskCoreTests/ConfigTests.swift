@@ -304,11 +304,12 @@ private func messages(_ result: ConfigResult) -> [String] {
 
     @Test func rendersEverySectionAndKeyAsConfigText() {
         let text = ConfigSchema.standard.render(Settings())
-        #expect(text.hasPrefix("[display]\npx_per_mm = auto\n\n[gestures]\ntap_slop_mm = 3\ntap_max_ms = 500\n"))
+        #expect(text.hasPrefix("[display]\npx_per_mm = auto\nrotation = 0\n\n[input]\ngrab = false\n"
+            + "calibration_matrix = 1 0 0 0 1 0\n\n[gestures]\ntap_slop_mm = 3\ntap_max_ms = 500\n"))
         #expect(text.contains("\n\n[game]\nbubbles = 10\nbubble_min_mm = 18\nbubble_max_mm = 30\n"))
         #expect(text.contains("\nswipe_share = 0.5\n"))
         #expect(text.hasSuffix("\n\n[score]\ntap_bubble = 10\nswipe_bubble = 20\nround_bonus = 50\nmiss = 0\n"))
-        #expect(ConfigSchema.standard.sections == ["display", "gestures", "game", "timed", "score"])
+        #expect(ConfigSchema.standard.sections == ["display", "input", "gestures", "game", "attract", "timed", "score"])
     }
 
     @Test func renderedSettingsReadBackUnchanged() {
@@ -338,6 +339,11 @@ private func messages(_ result: ConfigResult) -> [String] {
             case .int(_, let range): bounds = (String(range.lowerBound), String(range.upperBound))
             case .double(_, let range), .optionalDouble(_, let range):
                 bounds = ("\(range.lowerBound)", "\(range.upperBound)")
+            case .bool: bounds = ("true", "false")
+            case .choice(_, let values): bounds = (String(values.first!), String(values.last!))
+            case .numbers(_, let count):
+                bounds = (Array(repeating: "0.5", count: count).joined(separator: " "),
+                          Array(repeating: "2", count: count).joined(separator: " "))
             }
             var changed = defaults
             #expect(key.apply(bounds.0, to: &changed) == nil, "\(key.id) = \(bounds.0)")

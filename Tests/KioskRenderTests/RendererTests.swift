@@ -72,6 +72,17 @@ import Testing
         #expect(blue > 200, "capsule body is not the accent blue")
     }
 
+    @Test func oversizeShapesAreDrawnWithoutASprite() {
+        let scene = Scene(size: PixelSize(width: 400, height: 300), pxPerMM: 4, items: [
+            TestScenes.bubble(0, at: Vector2(200, 150), diameter: 1500, color: 0, content: .taps(1)),
+        ])
+        let renderer = SceneRenderer(size: scene.size)
+        renderer.render(scene)
+        #expect(renderer.spritesRendered == 0)
+        #expect(renderer.frame[200, 20] & 0xFF > 200, "the bubble's blue is missing")
+        #expect(TestScenes.whitePixels(renderer.frame, in: scene.screenRect) > 1000, "the digit is missing")
+    }
+
     @Test func framesUseTheXRGB8888LayoutOfDumbBuffers() {
         let frame = Frame(size: PixelSize(width: 4, height: 2))
         frame.fill(RGBColor(hex: 0x12_34_56))

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "CLinuxFB.h"
+
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 static inline int CLinux_timerfd_create(void) {
     return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

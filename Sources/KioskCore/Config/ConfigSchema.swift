@@ -7,6 +7,12 @@ public enum ConfigKind: Sendable {
     case double(WritableKeyPath<Settings, Double> & Sendable, ClosedRange<Double>)
     /// A decimal number within the range, or `auto` for nil (decided at run time).
     case optionalDouble(WritableKeyPath<Settings, Double?> & Sendable, ClosedRange<Double>)
+    /// `true`/`false` (also `yes`/`no`, `on`/`off`, `1`/`0`).
+    case bool(WritableKeyPath<Settings, Bool> & Sendable)
+    /// One of a few whole numbers (`rotation = 90`).
+    case choice(WritableKeyPath<Settings, Int> & Sendable, [Int])
+    /// Exactly `count` decimal numbers separated by spaces (a calibration matrix).
+    case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -34,6 +40,9 @@ public struct ConfigKey: Sendable {
         case .double(_, let r): return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound))"
         case .optionalDouble(_, let r):
             return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) or 'auto'"
+        case .bool: return "true or false"
+        case .choice(_, let values): return "one of " + values.map(String.init).joined(separator: ", ")
+        case .numbers(_, let count): return "\(count) numbers separated by spaces"
         }
     }
 
@@ -55,6 +64,20 @@ public struct ConfigKey: Sendable {
             }
             guard let value = parseConfigDouble(text), range.contains(value) else { return rejected }
             settings[keyPath: path] = value
+        case .bool(let path):
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": settings[keyPath: path] = true
+            case "false", "no", "off", "0": settings[keyPath: path] = false
+            default: return rejected
+            }
+        case .choice(let path, let values):
+            guard let value = parseConfigInt(text), values.contains(value) else { return rejected }
+            settings[keyPath: path] = value
+        case .numbers(let path, let count):
+            let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let values = parts.compactMap { parseConfigDouble(String($0)) }
+            guard parts.count == count, values.count == count else { return rejected }
+            settings[keyPath: path] = values
         }
         return nil
     }
@@ -65,6 +88,9 @@ public struct ConfigKey: Sendable {
         case .int(let path, _): return String(settings[keyPath: path])
         case .double(let path, _): return formatConfigNumber(settings[keyPath: path])
         case .optionalDouble(let path, _): return settings[keyPath: path].map(formatConfigNumber) ?? "auto"
+        case .bool(let path): return settings[keyPath: path] ? "true" : "false"
+        case .choice(let path, _): return String(settings[keyPath: path])
+        case .numbers(let path, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         }
     }
 
@@ -74,6 +100,8 @@ public struct ConfigKey: Sendable {
         case .int(let path, _): return Double(settings[keyPath: path])
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
+        case .choice(let path, _): return Double(settings[keyPath: path])
+        case .bool, .numbers: return nil
         }
     }
 
@@ -83,6 +111,9 @@ public struct ConfigKey: Sendable {
         case .int(let path, _): target[keyPath: path] = source[keyPath: path]
         case .double(let path, _): target[keyPath: path] = source[keyPath: path]
         case .optionalDouble(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .bool(let path): target[keyPath: path] = source[keyPath: path]
+        case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .numbers(let path, _): target[keyPath: path] = source[keyPath: path]
         }
     }
 }
@@ -184,6 +215,13 @@ extension ConfigSchema {
     public static let standard = ConfigSchema(keys: [
         ConfigKey("display", "px_per_mm", .optionalDouble(\.display.pxPerMM, 0.5...40),
                   "Screen pixels per millimetre; auto asks the display, else assumes \(formatConfigNumber(DisplaySettings.fallbackPxPerMM))"),
+        ConfigKey("display", "rotation", .choice(\.display.rotation, [0, 90, 180, 270]),
+                  "Degrees clockwise the picture is turned on the panel, for portrait mounting; touch follows"),
+
+        ConfigKey("input", "grab", .bool(\.input.grab),
+                  "Take touchscreens exclusively, so nothing else on the machine sees the touches"),
+        ConfigKey("input", "calibration_matrix", .numbers(\.input.calibration, count: 6),
+                  "Six numbers a b c d e f, libinput's convention, in coordinates normalized to 0..1"),
 
         ConfigKey("gestures", "tap_slop_mm", .double(\.gestures.tapSlopMM, 0.5...20),
                   "A contact moving further than this from where it went down is no tap"),
@@ -222,6 +260,17 @@ extension ConfigSchema {
                   "Share of swipe bubbles among new bubbles, 0 none to 1 all"),
         ConfigKey("game", "max_taps", .int(\.game.maxTaps, 1...9),
                   "A tap bubble needs from 1 to this many taps"),
+
+        ConfigKey("attract", "idle_timeout_s", .double(\.attract.idleTimeoutS, 5...3600),
+                  "Nobody touched the screen this long mid-round: back to the start screen"),
+        ConfigKey("attract", "round_over_s", .double(\.attract.roundOverS, 1...600),
+                  "How long the round-over screen stays before the start screen returns"),
+        ConfigKey("attract", "demo", .bool(\.attract.demo),
+                  "Play a demo round with ghost fingers when the start screen has been idle"),
+        ConfigKey("attract", "demo_after_s", .double(\.attract.demoAfterS, 1...3600),
+                  "Start screen idle this long before the demo begins"),
+        ConfigKey("attract", "timed_mode", .bool(\.attract.timedMode),
+                  "Real rounds use the timed mode (a countdown, bubbles keep coming) instead of the classic one"),
 
         ConfigKey("timed", "duration_s", .double(\.timed.durationS, 5...3600),
                   "Length of a timed round"),

@@ -75,6 +75,8 @@ public struct DisplaySettings: Equatable, Sendable {
     public var pxPerMM: Double? = nil
     /// Used when neither the config nor the display gives a density (about 100 dpi, a 22" 1080p).
     public static let fallbackPxPerMM = 4.0
+    /// Degrees clockwise the picture is turned on the panel (0, 90, 180, 270); touch follows.
+    public var rotation = 0
 
     public init() {}
 }
@@ -95,6 +97,16 @@ public struct AttractSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Touchscreen handling.
+public struct InputSettings: Equatable, Sendable {
+    /// Grab touchscreens exclusively (EVIOCGRAB).
+    public var grab = false
+    /// libinput-style calibration matrix `a b c d e f` on normalized coordinates.
+    public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
+
+    public init() {}
+}
+
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
     public var display = DisplaySettings()
@@ -103,6 +115,7 @@ public struct Settings: Equatable, Sendable {
     public var timed = TimedSettings()
     public var score = ScoreSettings()
     public var attract = AttractSettings()
+    public var input = InputSettings()
 
     public init() {}
 }
