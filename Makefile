@@ -47,5 +47,9 @@ test: unit-test
 run: release | build/
 	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png
 
+# Render benchmark on the release build: prints the figures (targets in the README).
+bench: release
+	$(RELEASE_BIN) bench
+
 clean:
 	rm -rf .build build

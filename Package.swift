@@ -12,10 +12,11 @@ let package = Package(
         .target(name: "KioskCore"),
         // C libraries stay at the edges: thin system-library targets, Swift above them.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .target(name: "CLinux"),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM"]),
         .executableTarget(
             name: "BubbleKiosk",
             dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]
@@ -29,6 +30,10 @@ let package = Package(
             name: "KioskRenderTests",
             dependencies: ["KioskRender", "KioskCore"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "KioskPlatformTests",
+            dependencies: ["KioskPlatform", "KioskRender", "KioskCore"]
         ),
         .testTarget(
             name: "BubbleKioskTests",

@@ -12,6 +12,7 @@ final class KioskApp {
         var attractNow = false
         var duration: Double?
         var seed: UInt64
+        var stats = false
     }
 
     let loop: EventLoop
@@ -21,11 +22,18 @@ final class KioskApp {
     var session: KioskSession
     var builder: SceneBuilder
     let options: Options
+    /// Panel coordinates to game coordinates: calibration, then the display's rotation.
+    let touchTransform: TouchTransform
     private var started = TimeStamp.zero
     private var frames = 0
     private var nextShot: TimeStamp?
     private var nextStatus: TimeStamp?
     private var exitCode: Int32 = 0
+    /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
+    /// way to the screen, and the measured samples in milliseconds.
+    private var unshownInput: TimeStamp?
+    private var inFlightInput: TimeStamp?
+    private(set) var latencies: [Double] = []
 
     init(settings: Settings, display: Display, input: TouchInput, options: Options) throws {
         self.display = display
@@ -33,6 +41,8 @@ final class KioskApp {
         self.options = options
         let pxPerMM = settings.display.pxPerMM ?? display.reportedPxPerMM ?? DisplaySettings.fallbackPxPerMM
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
+        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
+                                        calibration: settings.input.calibration)
         loop = try EventLoop()
         renderer = SceneRenderer(size: display.size)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: EventLoop.now()))
@@ -51,13 +61,21 @@ final class KioskApp {
         if let fd = display.eventFD {
             loop.add(fd: fd, name: display.name) { [unowned self] in display.handleEvents() }
         }
-        try input.start(loop: loop, deliver: { [unowned self] frame in
+        try input.start(loop: loop, deliver: { [unowned self] raw in
+            let frame = touchTransform.apply(raw)
+            if unshownInput == nil { unshownInput = frame.time }
             builder.note(session.process(frame), round: session.game.round, at: frame.time)
         }, lost: { [unowned self] device, time in
             session.cancel(device: device, at: time)
         })
         if options.attractNow {
             builder.note(session.startDemo(at: started), round: session.game.round, at: started)
+        }
+        display.onVisible = { [unowned self] shownAt in
+            guard let input = inFlightInput else { return }
+            inFlightInput = nil
+            // The kernel stamps evdev events and flips with CLOCK_MONOTONIC, like the loop.
+            latencies.append(shownAt.milliseconds(since: input))
         }
         loop.onWake = { [unowned self] now in wake(now) }
         defer { finish() }
@@ -75,6 +93,8 @@ final class KioskApp {
             let damage = renderer.render(scene)
             if !damage.isEmpty {
                 do {
+                    inFlightInput = unshownInput ?? inFlightInput
+                    unshownInput = nil
                     try display.present(renderer.frame, damage: damage)
                     frames += 1
                 } catch {
@@ -126,8 +146,21 @@ final class KioskApp {
         }
     }
 
+    /// The `--stats` line printed at exit.
+    func statsLine() -> String {
+        let sorted = latencies.sorted()
+        func pct(_ p: Double) -> String {
+            guard !sorted.isEmpty else { return "-" }
+            let v = sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+            return String((v * 100).rounded() / 100)
+        }
+        return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(pct(0.5)) "
+            + "p95=\(pct(0.95)) max=\(pct(1)) samples=\(sorted.count)"
+    }
+
     private func finish() {
         if let path = options.screenshotPath { writeScreenshot(path) }
         display.restore()
+        if options.stats { Console.line(statsLine()) }
     }
 }

@@ -8,12 +8,13 @@ struct RunCommand: KioskCommand {
     static let usage = """
         usage: bubble-kiosk run [--display virtual[:WxH]] [--input none|replay:FILE] [--config F]
                                 [--screenshot PATH] [--screenshot-every SECONDS PATH] [--status]
-                                [--attract] [--duration SECONDS] [--seed N]
+                                [--attract] [--duration SECONDS] [--seed N] [--stats]
         Runs the kiosk. --display virtual draws into memory (default 1280x800); --screenshot writes
         the screen as PNG on exit, --screenshot-every while running; --status prints one line a
         second; --attract starts the demo round at once; --duration stops after that many seconds
         (default: run until SIGINT or SIGTERM). --input replay:FILE plays an evemu recording in
-        real time as if it came from a touchscreen.
+        real time as if it came from a touchscreen. --stats prints frames, wake-ups and
+        input-to-screen latency (input event time to the frame showing it) at exit.
         """
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
@@ -28,7 +29,7 @@ struct RunCommand: KioskCommand {
             rest.removeSubrange(i...(i + 2))
         }
         let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed"],
-                                 flags: ["status", "attract"])
+                                 flags: ["status", "attract", "stats"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var duration: Double?
         if let d = args.value("duration") {
@@ -38,10 +39,11 @@ struct RunCommand: KioskCommand {
         let seed = try args.seed() ?? UInt64(bitPattern: EventLoop.now().microseconds) ^ UInt64(getpid())
         let display = try makeDisplay(args.value("display") ?? "virtual")
         let settings = loadSettings(configPath: args.value("config"))
-        guard let input = try makeInput(args.value("input") ?? "none", screen: display.size) else { return 2 }
+        // Touch devices span the panel in its own orientation; KioskApp turns that into game space.
+        guard let input = try makeInput(args.value("input") ?? "none", screen: display.nativeSize) else { return 2 }
         let options = KioskApp.Options(screenshotPath: args.value("screenshot"), screenshotEvery: every,
                                        statusLines: args.has("status"), attractNow: args.has("attract"),
-                                       duration: duration, seed: seed)
+                                       duration: duration, seed: seed, stats: args.has("stats"))
         let app = try KioskApp(settings: settings, display: display, input: input, options: options)
         Console.errorLine("bubble-kiosk: display \(display.name), input \(input.name), seed \(seed)")
         return try app.run()

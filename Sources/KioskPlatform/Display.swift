@@ -29,6 +29,16 @@ public protocol Display: AnyObject {
     func restore()
 }
 
+extension Display {
+    /// Degrees clockwise the picture is turned on the panel; displays that rotate override it.
+    public var rotation: Int { 0 }
+
+    /// The panel's size in its own orientation: what touch devices span.
+    public var nativeSize: PixelSize {
+        rotation == 90 || rotation == 270 ? PixelSize(width: size.height, height: size.width) : size
+    }
+}
+
 /// A screen in memory, for development and tests on machines without a display.
 ///
 /// It keeps its own copy of what is "on screen" and takes only damaged rectangles, exactly like

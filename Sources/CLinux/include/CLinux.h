@@ -62,5 +62,10 @@ static const uint32_t CLinux_IN_DELETE = IN_DELETE;
 static const uint32_t CLinux_IN_ATTRIB = IN_ATTRIB;
 static const uint32_t CLinux_IN_MOVED_TO = IN_MOVED_TO;
 static const uint32_t CLinux_IN_CLOSE_WRITE = IN_CLOSE_WRITE;
+static const uint32_t CLinux_IN_MOVED_FROM = IN_MOVED_FROM;
+static const uint32_t CLinux_IN_DELETE_SELF = IN_DELETE_SELF;
+static const uint32_t CLinux_IN_IGNORED = IN_IGNORED;
+static const uint32_t CLinux_IN_Q_OVERFLOW = IN_Q_OVERFLOW;
+static const uint32_t CLinux_IN_ONLYDIR = IN_ONLYDIR;
 
 #endif

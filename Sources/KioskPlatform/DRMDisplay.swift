@@ -1,0 +1,258 @@
+import CDRM
+import Glibc
+import KioskCore
+import KioskRender
+
+/// The kiosk full screen through DRM/KMS: two dumb buffers, page flips completed in the event
+/// loop, only damaged rectangles copied, and the CRTC given back as it was on exit.
+///
+/// The first present sets the mode (drmModeSetCrtc); later ones copy damage into the back
+/// buffer and flip with DRM_MODE_PAGE_FLIP_EVENT, and `canPresent` stays false until the
+/// event arrives. Where the driver refuses flips, every present uses drmModeSetCrtc instead.
+public final class DRMDisplay: Display {
+    public let name: String
+    /// The size the game lays out for: the mode, turned by `rotation`.
+    public let size: PixelSize
+    public let reportedPxPerMM: Double?
+    /// Degrees clockwise the picture is turned on the panel.
+    public let rotation: Int
+    public let devicePath: String
+    public let connector: DRMConnector
+    public let mode: DRMMode
+    public var onVisible: ((TimeStamp) -> Void)?
+    public var eventFD: Int32? { device.fd }
+    /// Frames shown with a flip and with a mode set, and bytes copied into scanout buffers.
+    public private(set) var flips = 0
+    public private(set) var modeSets = 0
+    public private(set) var bytesCopied = 0
+
+    private let device: DRMDevice
+    private let crtcID: UInt32
+    private let turn: ScreenRotation
+    private let saved: DRMCrtcState
+    private let buffers: [DumbBuffer]
+    /// Per buffer: game rectangles presented while it was not the one being drawn.
+    private var missed: [[PixelRect]]
+    /// The buffer on screen (or about to be, while a flip is pending).
+    private var front = 0
+    private var modeIsSet = false
+    private var restored = false
+    private var flipsWork = true
+    private var flipPendingSince: TimeStamp?
+    private let flipResult: UnsafeMutablePointer<CDRM_flip_result>
+    /// A flip event this late was lost (a driver bug): present again rather than freeze.
+    private static let flipTimeoutMS = 500.0
+
+    /// Opens the card (`devicePath`, or the first /dev/dri/card* with a connected screen, or
+    /// with the connector `connectorName`), becomes DRM master, picks the mode (`mode` as
+    /// WxH[@Hz], else the preferred one) and a CRTC, saves that CRTC's state and allocates the
+    /// buffers. Nothing on screen changes until the first `present`.
+    public init(devicePath: String?, connector connectorName: String?, mode modeText: String?,
+                rotation: Int, pxPerMMOverride: Double?) throws {
+        guard let turn = ScreenRotation(degrees: rotation) else {
+            throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
+        }
+        var request: DRMModeRequest?
+        if let modeText {
+            guard let r = DRMModeRequest(parsing: modeText) else {
+                throw DisplaySetupError.notFound("--mode expects WxH or WxH@Hz such as 1920x1080@60, got '\(modeText)'")
+            }
+            request = r
+        }
+        let (device, resources, connector) = try Self.discover(devicePath: devicePath, connectorName: connectorName)
+        try device.becomeMaster()
+        guard let mode = DRMModeRequest.choose(request, among: connector.modes) else {
+            throw DisplaySetupError.notFound("\(device.path) \(connector.name): no mode \(request.map { "\($0)" } ?? "") "
+                + "(it offers \(connector.modes.map(\.description).joined(separator: " ")))")
+        }
+        guard device.supportsDumbBuffers else {
+            throw DisplaySetupError.unsupported("\(device.path): the driver has no dumb buffers; try --display fbdev")
+        }
+        guard let crtcID = device.chooseCRTC(for: connector, resources: resources) else {
+            throw DisplaySetupError.unsupported("\(device.path) \(connector.name): no free CRTC can drive it")
+        }
+        self.device = device
+        self.devicePath = device.path
+        self.connector = connector
+        self.mode = mode
+        self.crtcID = crtcID
+        self.turn = turn
+        self.rotation = rotation
+        saved = try device.crtcState(id: crtcID)
+        buffers = try (0..<2).map { _ in try DumbBuffer(device: device, width: mode.width, height: mode.height) }
+        size = turn.logicalSize(panel: mode.size)
+        missed = [[], []]
+        reportedPxPerMM = pxPerMMOverride
+            ?? PixelDensity.pxPerMM(pixels: mode.size, mmWidth: connector.mmWidth, mmHeight: connector.mmHeight)
+        name = "drm:\(device.path) \(connector.name) \(mode)" + (rotation != 0 ? " rot\(rotation)" : "")
+        flipResult = .allocate(capacity: 1)
+        flipResult.initialize(to: CDRM_flip_result())
+    }
+
+    deinit {
+        restore()
+        flipResult.deallocate()
+    }
+
+    /// The card and connector to use. A named card must work; otherwise cards are tried in
+    /// order and the first with the named (or any) connected connector wins, because card
+    /// numbers change between boots.
+    static func discover(devicePath: String?, connectorName: String?) throws -> (DRMDevice, DRMResources, DRMConnector) {
+        let paths = devicePath.map { [$0] } ?? DRMDevice.cardPaths()
+        guard !paths.isEmpty else {
+            throw DisplaySetupError.noDisplay("no /dev/dri/card* (no KMS driver loaded?); try --display fbdev")
+        }
+        var seen: [String] = []
+        var firstError: Error?
+        for path in paths {
+            do {
+                let device = try DRMDevice(path: path)
+                let resources = try device.resources()
+                let connectors = try resources.connectorIDs.map { try device.connector(id: $0) }
+                if let wanted = connectorName {
+                    if let c = connectors.first(where: { $0.name == wanted }) {
+                        guard c.isUsable else {
+                            throw DisplaySetupError.noDisplay("\(path): connector \(wanted) is \(c.status.rawValue)")
+                        }
+                        return (device, resources, c)
+                    }
+                } else if let c = connectors.first(where: \.isUsable) {
+                    return (device, resources, c)
+                }
+                let list = connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", ")
+                seen.append("\(path): \(list.isEmpty ? "no connectors" : list)")
+            } catch {
+                if devicePath != nil { throw error }
+                firstError = firstError ?? error
+                seen.append("\(error)")
+            }
+        }
+        // Only errors (say, permission denied on the one card): that error says it best.
+        if let firstError, seen.count == 1 { throw firstError }
+        let what = connectorName.map { "connector \($0)" } ?? "a connected screen"
+        throw DisplaySetupError.noDisplay("no DRM card with \(what) (\(seen.joined(separator: "; ")))")
+    }
+
+    public var canPresent: Bool {
+        guard !restored else { return false }
+        guard let since = flipPendingSince else { return true }
+        if EventLoop.now().milliseconds(since: since) < Self.flipTimeoutMS { return false }
+        Console.errorLine("bubble-kiosk: \(name): no page-flip event after \(Int(Self.flipTimeoutMS)) ms, going on")
+        flipPendingSince = nil
+        return true
+    }
+
+    public func present(_ frame: Frame, damage: [PixelRect]) throws {
+        guard !restored else { return }
+        guard frame.size == size else {
+            throw DisplaySetupError.unsupported("\(name): frame \(frame.size) does not fit the display's \(size)")
+        }
+        guard flipPendingSince == nil else {
+            // Drawing now would write into the buffer still on screen.
+            throw SystemError("present", "\(name): a page flip is still pending", errno: EBUSY)
+        }
+        let bounds = frame.bounds
+        guard modeIsSet else {
+            // The whole picture into one buffer, then the mode set that puts it on screen.
+            copy(frame, [bounds], into: buffers[0])
+            try device.setCrtc(crtcID, bufferID: buffers[0].fbID, connectorID: connector.id, mode: mode)
+            modeIsSet = true
+            modeSets += 1
+            front = 0
+            missed = [[], [bounds]]
+            onVisible?(EventLoop.now())
+            return
+        }
+        let back = 1 - front
+        copy(frame, DamageList.merged(missed[back] + damage, within: bounds), into: buffers[back])
+        missed[back] = []
+        missed[front] = DamageList.merged(missed[front] + damage, within: bounds)
+        if flipsWork {
+            if CDRM_page_flip(device.fd, crtcID, buffers[back].fbID, flipResult) == 0 {
+                front = back
+                flips += 1
+                flipPendingSince = EventLoop.now()
+                return
+            }
+            let code = errno
+            if code == EBUSY || code == EACCES {
+                // Transient (or we lost master on a VT switch): the back buffer keeps the frame.
+                throw SystemError("drmModePageFlip", "\(name) CRTC \(crtcID)", errno: code)
+            }
+            flipsWork = false
+            Console.errorLine("bubble-kiosk: \(name): page flips refused (\(String(cString: strerror(code))), "
+                + "errno \(code)); showing each frame with drmModeSetCrtc")
+        }
+        try device.setCrtc(crtcID, bufferID: buffers[back].fbID, connectorID: connector.id, mode: mode)
+        front = back
+        modeSets += 1
+        onVisible?(EventLoop.now())
+    }
+
+    public func handleEvents() {
+        if CDRM_handle_events(device.fd) < 0 && errno != EAGAIN && errno != EINTR {
+            Console.errorLine("bubble-kiosk: \(SystemError("drmHandleEvent", name))")
+        }
+        guard flipResult.pointee.done != 0 else { return }
+        flipResult.pointee.done = 0
+        flipPendingSince = nil
+        // The kernel stamps the event with CLOCK_MONOTONIC, the clock the event loop uses.
+        let r = flipResult.pointee
+        onVisible?(TimeStamp(seconds: Int64(r.tv_sec), microseconds: Int64(r.tv_usec)))
+    }
+
+    /// Writes the buffer on screen as PNG, in the panel's orientation (what a camera would see
+    /// on the glass). Reads display memory, which is slow: for occasional screenshots only.
+    public func screenshot(to path: String) throws {
+        let shot = Frame(size: mode.size)
+        if modeIsSet {
+            let buffer = buffers[front]
+            for y in 0..<mode.height {
+                (shot.pixels + y * shot.stride).copyMemory(from: buffer.pixels + y * buffer.pitch, byteCount: mode.width * 4)
+            }
+        }
+        try PNGWriter.writePNG(shot, to: path)
+    }
+
+    /// Puts the saved CRTC back with its framebuffer, position, mode and our connector (the
+    /// kernel refuses a mode set without a connector), or turns it off if it was off. Safe to
+    /// call more than once; only the first call acts.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        guard modeIsSet else { return }
+        waitForPendingFlip()
+        do {
+            if saved.bufferID != 0, let modeInfo = saved.mode {
+                try device.setCrtc(saved.id, bufferID: saved.bufferID, x: saved.x, y: saved.y,
+                                   connectorID: connector.id, modeInfo: modeInfo)
+            } else {
+                try device.disableCrtc(saved.id)
+            }
+        } catch {
+            // Closing the card still hands the screen back to the console (fbdev emulation).
+            Console.errorLine("bubble-kiosk: restoring the screen: \(error)")
+        }
+    }
+
+    /// Some drivers refuse a mode set while a flip is queued: let it finish first (bounded).
+    private func waitForPendingFlip() {
+        guard flipPendingSince != nil else { return }
+        var waited = 0.0
+        var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+        while flipResult.pointee.done == 0 && waited < Self.flipTimeoutMS {
+            if poll(&pfd, 1, 50) > 0 { _ = CDRM_handle_events(device.fd) }
+            waited += 50
+        }
+        flipResult.pointee.done = 0
+        flipPendingSince = nil
+    }
+
+    private func copy(_ frame: Frame, _ rects: [PixelRect], into buffer: DumbBuffer) {
+        for rect in rects {
+            turn.copy(rect, from: frame.pixels, sourceStride: frame.stride, logical: size,
+                      to: buffer.pixels, destinationStride: buffer.pitch)
+            bytesCopied += rect.area * 4
+        }
+    }
+}

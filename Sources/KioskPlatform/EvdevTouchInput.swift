@@ -1,0 +1,394 @@
+import CLinux
+import Glibc
+import KioskCore
+
+/// Touch input from evdev touchscreens: one named node, or every touchscreen as it comes and goes.
+///
+/// Each device in use has its own `TouchDecoder` and a small index (the lowest free one) that
+/// its frames carry in `TouchFrame.device`. `/dev/input` is watched with inotify: a touchscreen
+/// that appears is used, one that vanishes has its contacts cancelled through `lost`. With
+/// no touchscreen at all the kiosk runs on and waits.
+public final class EvdevTouchInput: TouchInput {
+    /// A device in use.
+    private final class Member {
+        let device: EvdevDevice
+        /// The node it was opened as, resolved (`--input evdev:/dev/input/by-id/...` is a link).
+        let node: String
+        let index: Int
+        var decoder: TouchDecoder
+        /// The kernel refused CLOCK_MONOTONIC: events are stamped when read instead.
+        var stampOnRead = false
+
+        init(device: EvdevDevice, node: String, index: Int, decoder: TouchDecoder) {
+            self.device = device
+            self.node = node
+            self.index = index
+            self.decoder = decoder
+        }
+    }
+
+    /// A node that could not be opened yet (udev may still be fixing its permissions).
+    private struct Retry {
+        var due: TimeStamp
+        var delayMS: Double
+        var startedAt: TimeStamp
+    }
+
+    private let path: String?
+    private let screen: PixelSize
+    private let grab: Bool
+    private let directory: String
+    private var members: [Member] = []
+    private var retries: [String: Retry] = [:]
+    /// Nodes that could not be opened (reported once); tried again when their permissions change.
+    private var failed: Set<String> = []
+    /// Nodes that are no touchscreen; looked at again only when they are created anew.
+    private var notTouchscreens: Set<String> = []
+    private var inotifyFD: Int32 = -1
+    private var directoryWatch: Int32 = -1
+    private var parentWatch: Int32 = -1
+    private weak var loop: EventLoop?
+    private var deliver: (TouchFrame) -> Void = { _ in }
+    private var lost: (Int, TimeStamp) -> Void = { _, _ in }
+
+    /// How long a new node is retried before giving up, and the first pause between tries.
+    private static let retryForMS = 3000.0
+    private static let firstRetryMS = 10.0
+
+    /// - Parameters:
+    ///   - path: one device to use (any path, links included); nil uses every touchscreen.
+    ///   - screen: the size the decoder maps the device's axes onto.
+    ///   - grab: take the devices for the kiosk alone (`EVIOCGRAB`).
+    ///   - directory: where event nodes live (tests point it elsewhere).
+    public init(path: String?, screen: PixelSize, grab: Bool, directory: String = "/dev/input") {
+        self.path = path
+        self.screen = screen
+        self.grab = grab
+        self.directory = directory
+    }
+
+    deinit {
+        if inotifyFD >= 0 {
+            loop?.remove(fd: inotifyFD)
+            close(inotifyFD)
+        }
+        for m in members { loop?.remove(fd: m.device.fd) }
+    }
+
+    public var name: String { path.map { "evdev:\($0)" } ?? "evdev:all(\(members.count))" }
+
+    /// Nodes in use with their frame index, in index order.
+    public var devices: [(index: Int, path: String, name: String)] {
+        members.sorted { $0.index < $1.index }.map { ($0.index, $0.node, $0.device.info.name) }
+    }
+
+    public func start(loop: EventLoop, deliver: @escaping (TouchFrame) -> Void,
+                      lost: @escaping (Int, TimeStamp) -> Void) throws {
+        self.loop = loop
+        self.deliver = deliver
+        self.lost = lost
+        do {
+            try watch()
+        } catch {
+            // The kiosk still works with what is plugged in now; only hotplug is lost.
+            log("cannot watch \(directory) for new devices: \(error)")
+        }
+        let now = EventLoop.now()
+        if let path {
+            attempt(path, at: now, retrying: false)
+        } else {
+            var denied: [String] = []
+            for node in EvdevDevice.nodes(in: directory) {
+                if let error = attempt(node, at: now, retrying: false, quiet: true), isPermission(error) {
+                    denied.append(node)
+                }
+            }
+            if !denied.isEmpty {
+                log("cannot open \(denied.joined(separator: ", ")): \(InputDeviceProbe.permissionHint)")
+            }
+        }
+        if members.isEmpty { log("no touchscreen yet; waiting for one to be plugged in") }
+    }
+
+    public var nextDeadline: TimeStamp? { retries.values.map(\.due).min() }
+
+    public func advance(to now: TimeStamp) {
+        for (target, retry) in retries where retry.due <= now {
+            attempt(target, at: now, retrying: true)
+        }
+    }
+
+    // MARK: - Latency
+
+    /// Kernel time of the oldest frame delivered that no rendered frame reflects yet.
+    public private(set) var oldestUnshownInput: TimeStamp?
+    /// The oldest input of the frames rendered since the screen last changed.
+    private var oldestRenderedInput: TimeStamp?
+
+    /// Call when a frame drawn from everything delivered so far goes to the display (before
+    /// `present`, because a display without page flips reports it visible inside `present`).
+    public func markRendered() {
+        guard let t = oldestUnshownInput else { return }
+        oldestRenderedInput = min(oldestRenderedInput ?? t, t)
+        oldestUnshownInput = nil
+    }
+
+    /// Call from the display's `onVisible`: returns milliseconds from the oldest input the now
+    /// visible frame shows to `time`, or nil when it shows no new input.
+    public func markShown(at time: TimeStamp) -> Double? {
+        defer { oldestRenderedInput = nil }
+        return oldestRenderedInput.map { time.milliseconds(since: $0) }
+    }
+
+    // MARK: - Opening and closing devices
+
+    /// Tries to open and use `target`; returns the error when it could not be opened.
+    /// Hotplugged nodes (`retrying`) get another try after a short pause when they are not
+    /// readable yet: udev fixes a new node's permissions a few milliseconds after it appears.
+    @discardableResult
+    private func attempt(_ target: String, at now: TimeStamp, retrying: Bool, quiet: Bool = false) -> SystemError? {
+        let previous = retries.removeValue(forKey: target)
+        guard !members.contains(where: { $0.node == resolved(target) }) else { return nil }
+        do {
+            let device = try EvdevDevice(path: target)
+            failed.remove(target)
+            if path == nil && !device.info.isTouchscreen {
+                if case .ignored(let why) = device.info.touchscreenVerdict {
+                    log("ignoring \(target) \"\(device.info.name)\": \(why)")
+                }
+                notTouchscreens.insert(target)
+                return nil
+            }
+            use(device, node: resolved(target), at: now)
+            return nil
+        } catch let error as SystemError {
+            let notReady = [EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(error.errno)
+            let started = previous?.startedAt ?? now
+            if retrying && notReady && now.milliseconds(since: started) < Self.retryForMS {
+                let delay = previous.map { min($0.delayMS * 2, 500) } ?? Self.firstRetryMS
+                retries[target] = Retry(due: now.adding(milliseconds: delay), delayMS: delay, startedAt: started)
+                return error
+            }
+            // Once per node: a node that keeps failing must not fill the journal.
+            let known = failed.contains(target)
+            failed.insert(target)
+            if known || (quiet && isPermission(error)) { return error }
+            if error.errno == ENOENT && target == path {
+                log("\(target) does not exist yet; waiting for it")
+            } else {
+                log("\(target): " + (isPermission(error) ? InputDeviceProbe.permissionHint : "\(error)"))
+            }
+            return error
+        } catch {
+            log("\(target): \(error)")
+            return nil
+        }
+    }
+
+    private func use(_ device: EvdevDevice, node: String, at now: TimeStamp) {
+        guard let loop else { return }
+        var index = 0
+        while members.contains(where: { $0.index == index }) { index += 1 }
+        let member = Member(device: device, node: node, index: index,
+                            decoder: TouchDecoder(device: device.info, screen: screen, deviceIndex: index))
+        do {
+            try device.useMonotonicClock()
+        } catch {
+            member.stampOnRead = true
+            log("\(error); stamping events when read")
+        }
+        if grab {
+            do { try device.grab() } catch { log("cannot grab, sharing the device: \(error)") }
+        }
+        members.append(member)
+        loop.add(fd: device.fd, name: node) { [weak self, weak member] in
+            guard let self, let member else { return }
+            self.readable(member)
+        }
+        var note = ""
+        if case .ignored(let why) = device.info.touchscreenVerdict { note = "; not a touchscreen (\(why)), used as asked" }
+        let kind = describe(device.info.touchProtocol)
+        log("using \(node) \"\(device.info.name)\" (\(kind)) as device \(index)\(note)")
+        // Fingers already down announce nothing more: read the state and treat it like a
+        // resync, so they show but start no gesture until lifted.
+        let (state, error) = device.initialState()
+        let syn = InputEvent(time: state.first?.time ?? now, type: EventCode.EV_SYN, code: EventCode.SYN_DROPPED, value: 0)
+        let report = InputEvent(time: syn.time, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0)
+        for event in [syn, report] + state {
+            for frame in member.decoder.feed(stamped(event, member)) where !frame.contacts.isEmpty { hand(frame) }
+        }
+        if let error { remove(member, at: EventLoop.now(), because: error) }
+    }
+
+    private func readable(_ member: Member) {
+        let (events, error) = member.device.readAvailable()
+        for event in events {
+            for frame in member.decoder.feed(stamped(event, member)) { hand(frame) }
+        }
+        if let error { remove(member, at: EventLoop.now(), because: error) }
+    }
+
+    private func stamped(_ event: InputEvent, _ member: Member) -> InputEvent {
+        guard member.stampOnRead else { return event }
+        var e = event
+        e.time = EventLoop.now()
+        return e
+    }
+
+    private func hand(_ frame: TouchFrame) {
+        if oldestUnshownInput == nil { oldestUnshownInput = frame.time }
+        deliver(frame)
+    }
+
+    /// Stops using a device that failed or vanished; its contacts' gestures are cancelled.
+    private func remove(_ member: Member, at now: TimeStamp, because error: SystemError?) {
+        guard let i = members.firstIndex(where: { $0 === member }) else { return }
+        loop?.remove(fd: member.device.fd)
+        members.remove(at: i)
+        lost(member.index, now)
+        let why = error.map { $0.errno == ENODEV ? "unplugged" : "\($0)" } ?? "node removed"
+        log("\(member.node) gone (\(why)); device \(member.index) released")
+        if members.isEmpty { log("no touchscreen left; waiting for one to be plugged in") }
+    }
+
+    // MARK: - Hotplug
+
+    /// Watches the event directory, or its parent while the directory does not exist (devtmpfs
+    /// removes `/dev/input` with its last node).
+    private func watch() throws {
+        inotifyFD = try retryingInterrupts("inotify_init1", directory) { CLinux_inotify_init() }
+        loop?.add(fd: inotifyFD, name: "inotify \(directory)") { [weak self] in self?.readNotifications() }
+        try watchDirectory()
+    }
+
+    private func watchDirectory() throws {
+        let mask = CLinux_IN_CREATE | CLinux_IN_DELETE | CLinux_IN_ATTRIB | CLinux_IN_MOVED_TO | CLinux_IN_MOVED_FROM
+            | CLinux_IN_DELETE_SELF | CLinux_IN_ONLYDIR
+        let wd = inotify_add_watch(inotifyFD, directory, mask)
+        if wd >= 0 {
+            directoryWatch = wd
+            if parentWatch >= 0 {
+                inotify_rm_watch(inotifyFD, parentWatch)
+                parentWatch = -1
+            }
+            return
+        }
+        guard errno == ENOENT else { throw SystemError("inotify_add_watch", directory) }
+        let parent = parentDirectory
+        parentWatch = inotify_add_watch(inotifyFD, parent, CLinux_IN_CREATE | CLinux_IN_MOVED_TO | CLinux_IN_ONLYDIR)
+        if parentWatch < 0 { throw SystemError("inotify_add_watch", parent) }
+    }
+
+    private var parentDirectory: String {
+        let parts = directory.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        let joined = parts.joined(separator: "/")
+        return joined.isEmpty ? "/" : joined
+    }
+
+    private func readNotifications() {
+        let now = EventLoop.now()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { log("\(SystemError("read", "inotify \(directory)"))") }
+                return
+            }
+            if n == 0 { return }
+            var offset = 0
+            while offset + 16 <= n {
+                let (wd, mask, length) = buffer.withUnsafeBytes { raw in
+                    (raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                     raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                     Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                }
+                let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, n)].prefix { $0 != 0 }
+                notice(wd: wd, mask: mask, name: String(decoding: nameBytes, as: UTF8.self), at: now)
+                offset += 16 + length
+            }
+        }
+    }
+
+    private func notice(wd: Int32, mask: UInt32, name: String, at now: TimeStamp) {
+        if mask & CLinux_IN_Q_OVERFLOW != 0 {
+            rescan(at: now)
+            return
+        }
+        if wd == parentWatch, parentWatch >= 0 {
+            if "\(parentDirectory == "/" ? "" : parentDirectory)/\(name)" == directory {
+                try? watchDirectory()
+                rescan(at: now)
+            }
+            return
+        }
+        guard wd == directoryWatch else { return }
+        if mask & (CLinux_IN_DELETE_SELF | CLinux_IN_IGNORED) != 0 {
+            directoryWatch = -1
+            do { try watchDirectory() } catch { log("cannot watch for \(directory): \(error)") }
+            return
+        }
+        let node = "\(directory)/\(name)"
+        if mask & (CLinux_IN_DELETE | CLinux_IN_MOVED_FROM) != 0 {
+            retries[node] = nil
+            failed.remove(node)
+            notTouchscreens.remove(node)
+            // Normally the read already failed with ENODEV; this catches a node removed first.
+            for m in members where m.node == node { remove(m, at: now, because: nil) }
+            return
+        }
+        guard mask & (CLinux_IN_CREATE | CLinux_IN_MOVED_TO | CLinux_IN_ATTRIB) != 0 else { return }
+        if let path {
+            // The named path may be a link udev makes after the node: look again, with retries.
+            if members.isEmpty, retries[path] == nil { retryNow(path, at: now) }
+            return
+        }
+        guard EvdevDevice.eventNumber(name) != nil else { return }
+        // A new node, or new permissions on one that was refused: try it (again).
+        if mask & (CLinux_IN_CREATE | CLinux_IN_MOVED_TO) == 0 {
+            guard failed.contains(node) || retries[node] != nil else { return }
+        }
+        retryNow(node, at: now)
+    }
+
+    private func retryNow(_ target: String, at now: TimeStamp) {
+        let started = retries[target]?.startedAt ?? now
+        retries[target] = Retry(due: now, delayMS: Self.firstRetryMS / 2, startedAt: started)
+        attempt(target, at: now, retrying: true)
+    }
+
+    /// After lost notifications: take up what is new, drop what is gone.
+    private func rescan(at now: TimeStamp) {
+        for m in members where access(m.node, F_OK) != 0 { remove(m, at: now, because: nil) }
+        if let path {
+            if members.isEmpty { retryNow(path, at: now) }
+        } else {
+            for node in EvdevDevice.nodes(in: directory) where !members.contains(where: { $0.node == node })
+                && !notTouchscreens.contains(node) {
+                retryNow(node, at: now)
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func resolved(_ target: String) -> String {
+        guard let real = realpath(target, nil) else { return target }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    private func isPermission(_ error: SystemError) -> Bool { error.errno == EACCES || error.errno == EPERM }
+
+    private func describe(_ kind: TouchProtocol?) -> String {
+        switch kind {
+        case .multiTouchB(let slots)?: return "multi-touch protocol B, \(slots) slots"
+        case .multiTouchA?: return "multi-touch protocol A"
+        case .singleTouch?: return "single-touch"
+        case .absolutePointer?: return "absolute pointer"
+        case nil: return "no touch axes"
+        }
+    }
+
+    private func log(_ message: String) { Console.errorLine("bubble-kiosk: input: \(message)") }
+}

@@ -1,0 +1,91 @@
+import KioskCore
+import KioskRender
+import Testing
+
+/// The kiosk's key screens, drawn the way the running kiosk draws them (session, scene builder,
+/// renderer) and compared with checked-in PNGs.
+@Suite struct ScreenGoldenTests {
+    static let size = PixelSize(width: 640, height: 400)
+
+    /// A session on a small screen at 2.5 px/mm, the demo off so nothing moves by itself.
+    static func session() -> KioskSession {
+        var settings = Settings()
+        settings.attract.demo = false
+        let field = PlayField(size: size, pxPerMM: 2.5, game: settings.game)
+        return KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
+    }
+
+    static func tap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, builder: inout SceneBuilder) {
+        let down = TouchFrame(time: TimeStamp(milliseconds: ms), contacts: [TouchPoint(slot: 0, trackingID: Int(ms), position: p)])
+        builder.note(s.process(down), round: s.game.round, at: down.time)
+        let up = TouchFrame(time: TimeStamp(milliseconds: ms + 50), contacts: [])
+        builder.note(s.process(up), round: s.game.round, at: up.time)
+    }
+
+    static func swipe(_ s: inout KioskSession, _ b: Bubble, angle: Double, at ms: Double, builder: inout SceneBuilder) {
+        let end = b.center + Angle.unitVector(degrees: angle) * 60
+        for i in 0...8 {
+            let p = b.center + (end - b.center) * (Double(i) / 8)
+            let f = TouchFrame(time: TimeStamp(milliseconds: ms + Double(i) * 10),
+                               contacts: [TouchPoint(slot: 0, trackingID: Int(ms), position: p)])
+            builder.note(s.process(f), round: s.game.round, at: f.time)
+        }
+        let up = TouchFrame(time: TimeStamp(milliseconds: ms + 90), contacts: [])
+        builder.note(s.process(up), round: s.game.round, at: up.time)
+    }
+
+    static func render(_ s: KioskSession, _ builder: inout SceneBuilder, at ms: Double) -> Frame {
+        let renderer = SceneRenderer(size: size)
+        renderer.render(builder.scene(s, at: TimeStamp(milliseconds: ms)))
+        return renderer.frame
+    }
+
+    static func startButton(_ s: KioskSession) -> Vector2 {
+        let b = s.game.button
+        return Vector2(b.x + b.width / 2, b.y + b.height / 2)
+    }
+
+    @Test func startScreen() {
+        let s = Self.session()
+        var builder = SceneBuilder(field: s.game.field, seed: 21)
+        Golden.check(Self.render(s, &builder, at: 100), named: "screen-start")
+    }
+
+    @Test func midRoundWithEachBubbleKind() throws {
+        var s = Self.session()
+        var builder = SceneBuilder(field: s.game.field, seed: 21)
+        Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
+        let round = try #require(s.game.round)
+        #expect(round.bubbles.contains { $0.kindName == "tap" } && round.bubbles.contains { $0.kindName == "swipe" })
+        // One tap on a bubble needing several (its digit counts down), one swipe bubble popped.
+        let multi = try #require(round.bubbles.first { $0.tapsLeft >= 2 })
+        Self.tap(&s, multi.center, at: 1000, builder: &builder)
+        let arrow = try #require(round.bubbles.first { $0.kindName == "swipe" })
+        guard case .swipe(let angle) = arrow.kind else { return }
+        Self.swipe(&s, arrow, angle: angle, at: 1500, builder: &builder)
+        #expect(s.game.round?.score == 20)
+        // 12.3 s in: the clock reads 0:12, the pop's sparks are gone.
+        Golden.check(Self.render(s, &builder, at: 12_300), named: "screen-mid-round")
+    }
+
+    @Test func roundOver() throws {
+        var s = Self.session()
+        var builder = SceneBuilder(field: s.game.field, seed: 21)
+        Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
+        var t = 1000.0
+        for b in try #require(s.game.round).bubbles {
+            switch b.kind {
+            case .tap(let n):
+                for _ in 0..<n {
+                    Self.tap(&s, b.center, at: t, builder: &builder)
+                    t += 400
+                }
+            case .swipe(let a):
+                Self.swipe(&s, b, angle: a, at: t, builder: &builder)
+                t += 400
+            }
+        }
+        #expect(s.game.screen == .roundOver)
+        Golden.check(Self.render(s, &builder, at: t + 2000), named: "screen-round-over")
+    }
+}
