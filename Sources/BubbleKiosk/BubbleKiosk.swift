@@ -14,7 +14,9 @@ struct BubbleKiosk {
           gestures RECORDING --size WxH [--config F]        print recognised gestures, one JSON object a line
           check-config [FILE]                               print effective settings or every error
           run [--display virtual[:WxH]] [--input ...]       run the kiosk
+          round-recording --seed N --size WxH [--pop N]     an evemu recording that plays that round
           bench [--size WxH] [--bubbles N] [--frames N] [--json]  time the renderer against memcpy and naive cairo
+          devices                                           list DRM cards, connectors, framebuffers and input devices
 
         Run `bubble-kiosk COMMAND --help` for a command's options.
         """
@@ -36,7 +38,9 @@ struct BubbleKiosk {
         case "gestures": code = run(GesturesCommand.self, rest)
         case "check-config": code = run(CheckConfigCommand.self, rest)
         case "run": code = run(RunCommand.self, rest)
+        case "round-recording": code = run(RoundRecordingCommand.self, rest)
         case "bench": code = run(BenchCommand.self, rest)
+        case "devices": code = run(DevicesCommand.self, rest)
         default:
             Console.errorLine("bubble-kiosk: unknown command '\(command)'")
             Console.err(usage + "\n")

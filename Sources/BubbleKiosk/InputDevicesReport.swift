@@ -11,7 +11,7 @@ func describeInputDevices() -> [String] {
     for probe in probes { lines += probe.reportLines.map { "  " + $0 } }
 
     let used = probes.filter { $0.info?.isTouchscreen == true }.map(\.path)
-    let denied = probes.filter { $0.error?.errno == EACCES || $0.error?.errno == EPERM }
+    let denied = probes.filter(\.isPermissionDenied)
     if !used.isEmpty {
         lines.append("input: --input evdev would use \(used.joined(separator: ", "))")
     } else if !denied.isEmpty {

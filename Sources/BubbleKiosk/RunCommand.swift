@@ -6,15 +6,24 @@ import KioskPlatform
 struct RunCommand: KioskCommand {
     static let name = "run"
     static let usage = """
-        usage: bubble-kiosk run [--display virtual[:WxH]] [--input none|replay:FILE] [--config F]
-                                [--screenshot PATH] [--screenshot-every SECONDS PATH] [--status]
-                                [--attract] [--duration SECONDS] [--seed N] [--stats]
-        Runs the kiosk. --display virtual draws into memory (default 1280x800); --screenshot writes
+        usage: bubble-kiosk run [--display drm[:CARD]|fbdev[:/dev/fbN]|virtual[:WxH]] [--drm-device CARD]
+                                [--connector NAME] [--mode WxH[@Hz]] [--input evdev[:PATH]|none|replay:FILE]
+                                [--grab] [--config F] [--screenshot PATH]
+                                [--screenshot-every SECONDS PATH] [--status] [--attract]
+                                [--duration SECONDS] [--seed N] [--stats]
+        Runs the kiosk. --display drm (the default) shows it full screen through KMS on the first
+        /dev/dri/card* with a connected screen (or CARD, or the card with --connector NAME such as
+        HDMI-A-1) in its preferred mode (or --mode); fbdev writes to /dev/fb0 (or the one named) on
+        boards without KMS. [display] rotation turns the picture for portrait mounting.
+        --display virtual draws into memory (default 1280x800); --screenshot writes
         the screen as PNG on exit, --screenshot-every while running; --status prints one line a
         second; --attract starts the demo round at once; --duration stops after that many seconds
         (default: run until SIGINT or SIGTERM). --input replay:FILE plays an evemu recording in
-        real time as if it came from a touchscreen. --stats prints frames, wake-ups and
-        input-to-screen latency (input event time to the frame showing it) at exit.
+        real time as if it came from a touchscreen; --input evdev uses every touchscreen, including
+        ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
+        virtual display. --grab (or [input] grab = true) keeps the touch devices from other
+        programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
+        the frame showing it) at exit.
         """
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
@@ -28,8 +37,9 @@ struct RunCommand: KioskCommand {
             every = (seconds, rest[i + 2])
             rest.removeSubrange(i...(i + 2))
         }
-        let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed"],
-                                 flags: ["status", "attract", "stats"])
+        let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed",
+                                                         "drm-device", "connector", "mode"],
+                                 flags: ["status", "attract", "stats", "grab"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var duration: Double?
         if let d = args.value("duration") {
@@ -37,10 +47,20 @@ struct RunCommand: KioskCommand {
             duration = v
         }
         let seed = try args.seed() ?? UInt64(bitPattern: EventLoop.now().microseconds) ^ UInt64(getpid())
-        let display = try makeDisplay(args.value("display") ?? "virtual")
         let settings = loadSettings(configPath: args.value("config"))
+        let display: Display
+        do {
+            display = try makeDisplay(args.value("display") ?? "drm", args: args, settings: settings.display)
+        } catch let error as DisplaySetupError {
+            // Not master, no screen, no permission: say so plainly; a supervisor retries on exit 1.
+            Console.errorLine("bubble-kiosk: \(error)")
+            return 1
+        }
         // Touch devices span the panel in its own orientation; KioskApp turns that into game space.
-        guard let input = try makeInput(args.value("input") ?? "none", screen: display.nativeSize) else { return 2 }
+        // Real screens get real touch by default; the virtual one is for development and tests.
+        let defaultInput = display is VirtualDisplay ? "none" : "evdev"
+        guard let input = try makeInput(args.value("input") ?? defaultInput, screen: display.nativeSize,
+                                        grab: args.has("grab") || settings.input.grab) else { return 2 }
         let options = KioskApp.Options(screenshotPath: args.value("screenshot"), screenshotEvery: every,
                                        statusLines: args.has("status"), attractNow: args.has("attract"),
                                        duration: duration, seed: seed, stats: args.has("stats"))
@@ -49,9 +69,16 @@ struct RunCommand: KioskCommand {
         return try app.run()
     }
 
-    static func makeDisplay(_ spec: String) throws -> Display {
+    static func makeDisplay(_ spec: String, args: Arguments, settings: DisplaySettings) throws -> Display {
         let (kind, arg) = split(spec)
         switch kind {
+        case "drm":
+            if arg != nil && args.value("drm-device") != nil { throw UsageError("give the card once: drm:CARD or --drm-device") }
+            if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(m)'") }
+            return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), connector: args.value("connector"),
+                                  mode: args.value("mode"), rotation: settings.rotation, pxPerMMOverride: settings.pxPerMM)
+        case "fbdev":
+            return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation, pxPerMMOverride: settings.pxPerMM)
         case "virtual":
             guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800)) }
             guard let size = PixelSize(parsing: text) else {
@@ -59,22 +86,25 @@ struct RunCommand: KioskCommand {
             }
             return VirtualDisplay(size: size)
         default:
-            throw UsageError("--display expects virtual[:WxH], got '\(spec)'")
+            throw UsageError("--display expects drm[:CARD], fbdev[:/dev/fbN] or virtual[:WxH], got '\(spec)'")
         }
     }
 
     /// The input named on the command line; nil (after printing why) when a recording is unusable.
-    static func makeInput(_ spec: String, screen: PixelSize) throws -> TouchInput? {
+    static func makeInput(_ spec: String, screen: PixelSize, grab: Bool = false) throws -> TouchInput? {
         let (kind, arg) = split(spec)
         switch kind {
         case "none":
             return NoTouchInput()
+        case "evdev":
+            if arg == "" { throw UsageError("--input evdev:PATH needs a device path") }
+            return EvdevTouchInput(path: arg, screen: screen, grab: grab)
         case "replay":
             guard let path = arg else { throw UsageError("--input replay:FILE needs a file") }
             guard let recording = loadRecording(path) else { return nil }
             return ReplayTouchInput(recording: recording, path: path, screen: screen)
         default:
-            throw UsageError("--input expects none or replay:FILE, got '\(spec)'")
+            throw UsageError("--input expects evdev, evdev:PATH, none or replay:FILE, got '\(spec)'")
         }
     }
 

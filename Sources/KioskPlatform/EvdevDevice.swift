@@ -297,25 +297,29 @@ public struct InputDeviceProbe: Sendable {
         return name.isEmpty ? nil : name
     }
 
-    /// The operator's fix for a node the kiosk may not open.
-    public static let permissionHint = "permission denied: add the user to the input group (usermod -aG input USER)"
+    /// Opening failed for lack of permission (the user is not in the input group).
+    public var isPermissionDenied: Bool { error?.errno == EACCES || error?.errno == EPERM }
 
-    /// Report lines: a header line, indented detail lines, and the verdict.
+    /// The operator's fix for a node the kiosk may not open.
+    public static let permissionHint =
+        "permission denied: add the user to the input group (usermod -aG input USER, then log in again)"
+
+    /// Report lines: the node and name, then capabilities, axes and the verdict indented by two.
     public var reportLines: [String] {
         guard let info else {
             let name = sysfsName.map { " \"\($0)\"" } ?? ""
             guard let error else { return ["\(path)\(name): no information"] }
-            if error.errno == EACCES || error.errno == EPERM { return ["\(path)\(name): \(Self.permissionHint)"] }
+            if isPermissionDenied { return ["\(path)\(name): \(Self.permissionHint)"] }
             return ["\(path)\(name): cannot open: \(error)"]
         }
         var lines = ["\(path): \"\(info.name)\"" + (id.map { " (\(Self.describe($0)))" } ?? "")]
-        lines.append("    capabilities: " + capabilities(info).joined(separator: ", "))
+        lines.append("  capabilities: " + capabilities(info).joined(separator: ", "))
         for (code, axis) in info.axes.sorted(by: { $0.key < $1.key }) {
-            lines.append("    " + Self.describe(axis: axis, code: code))
+            lines.append("  " + Self.describe(axis: axis, code: code))
         }
         switch info.touchscreenVerdict {
-        case .touchscreen: lines.append("    → would be used")
-        case .ignored(let why): lines.append("    ignored: \(why)")
+        case .touchscreen: lines.append("  → would be used")
+        case .ignored(let why): lines.append("  ignored: \(why)")
         }
         return lines
     }

@@ -8,6 +8,9 @@ import KioskCore
 /// its frames carry in `TouchFrame.device`. `/dev/input` is watched with inotify: a touchscreen
 /// that appears is used, one that vanishes has its contacts cancelled through `lost`. With
 /// no touchscreen at all the kiosk runs on and waits.
+///
+/// Frames carry the kernel's event time on CLOCK_MONOTONIC, the clock of `EventLoop.now()` and
+/// of page-flip events, so input-to-screen latency is simply the flip time minus `frame.time`.
 public final class EvdevTouchInput: TouchInput {
     /// A device in use.
     private final class Member {
@@ -118,28 +121,6 @@ public final class EvdevTouchInput: TouchInput {
         }
     }
 
-    // MARK: - Latency
-
-    /// Kernel time of the oldest frame delivered that no rendered frame reflects yet.
-    public private(set) var oldestUnshownInput: TimeStamp?
-    /// The oldest input of the frames rendered since the screen last changed.
-    private var oldestRenderedInput: TimeStamp?
-
-    /// Call when a frame drawn from everything delivered so far goes to the display (before
-    /// `present`, because a display without page flips reports it visible inside `present`).
-    public func markRendered() {
-        guard let t = oldestUnshownInput else { return }
-        oldestRenderedInput = min(oldestRenderedInput ?? t, t)
-        oldestUnshownInput = nil
-    }
-
-    /// Call from the display's `onVisible`: returns milliseconds from the oldest input the now
-    /// visible frame shows to `time`, or nil when it shows no new input.
-    public func markShown(at time: TimeStamp) -> Double? {
-        defer { oldestRenderedInput = nil }
-        return oldestRenderedInput.map { time.milliseconds(since: $0) }
-    }
-
     // MARK: - Opening and closing devices
 
     /// Tries to open and use `target`; returns the error when it could not be opened.
@@ -215,7 +196,7 @@ public final class EvdevTouchInput: TouchInput {
         let syn = InputEvent(time: state.first?.time ?? now, type: EventCode.EV_SYN, code: EventCode.SYN_DROPPED, value: 0)
         let report = InputEvent(time: syn.time, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0)
         for event in [syn, report] + state {
-            for frame in member.decoder.feed(stamped(event, member)) where !frame.contacts.isEmpty { hand(frame) }
+            for frame in member.decoder.feed(stamped(event, member)) where !frame.contacts.isEmpty { deliver(frame) }
         }
         if let error { remove(member, at: EventLoop.now(), because: error) }
     }
@@ -223,7 +204,7 @@ public final class EvdevTouchInput: TouchInput {
     private func readable(_ member: Member) {
         let (events, error) = member.device.readAvailable()
         for event in events {
-            for frame in member.decoder.feed(stamped(event, member)) { hand(frame) }
+            for frame in member.decoder.feed(stamped(event, member)) { deliver(frame) }
         }
         if let error { remove(member, at: EventLoop.now(), because: error) }
     }
@@ -233,11 +214,6 @@ public final class EvdevTouchInput: TouchInput {
         var e = event
         e.time = EventLoop.now()
         return e
-    }
-
-    private func hand(_ frame: TouchFrame) {
-        if oldestUnshownInput == nil { oldestUnshownInput = frame.time }
-        deliver(frame)
     }
 
     /// Stops using a device that failed or vanished; its contacts' gestures are cancelled.

@@ -65,35 +65,18 @@ import KioskCore
 }
 
 @Suite struct PlayCommandTests {
-    /// A recording that pops every bubble `state` lists: taps for tap bubbles, a swipe along the
-    /// arrow for swipe bubbles, one finger after the other.
-    static func recordingPoppingAll(_ state: [String: Any], size: PixelSize, skip: Int? = nil) throws -> String {
-        var builder = RecordingBuilder(screen: size)
-        var t = 100.0
-        for b in state["bubbles"] as! [[String: Any]] where b["id"] as? Int != skip {
-            let c = Vector2(b["x"] as! Double, b["y"] as! Double)
-            if let taps = b["taps"] as? Int {
-                for _ in 0..<taps {
-                    builder.tap(at: c, start: t)
-                    t += 150
-                }
-                t += 250  // past the multi-tap interval, though counts do not matter to the game
-            } else {
-                let a = b["angle_deg"] as! Double
-                let end = c + Angle.unitVector(degrees: a) * 120
-                builder.swipe(from: c, to: end, start: t, durationMS: 80)
-                t += 300
-            }
-        }
-        return builder.text()
+    /// `round-recording` for the round `state` prints, written to a file.
+    static func recording(seed: Int, size: String, extra: [String] = []) throws -> URL {
+        let r = try CommandRunner.run(["round-recording", "--seed", "\(seed)", "--size", size, "--no-start"] + extra)
+        guard r.status == 0 else { throw CommandRunner.TestFailure("round-recording failed: \(r.stderr)") }
+        let file = try CommandRunner.temporaryDirectory().appendingPathComponent("round.evemu")
+        try r.stdout.write(to: file, atomically: true, encoding: .utf8)
+        return file
     }
 
     @Test func replayPopsAWholeRound() throws {
-        let size = PixelSize(width: 1280, height: 800)
         let state = try CommandRunner.run(["state", "--seed", "3", "--size", "1280x800"]).json()
-        let dir = try CommandRunner.temporaryDirectory()
-        let file = dir.appendingPathComponent("round.evemu")
-        try Self.recordingPoppingAll(state, size: size).write(to: file, atomically: true, encoding: .utf8)
+        let file = try Self.recording(seed: 3, size: "1280x800")
 
         let r = try CommandRunner.run(["play", file.path, "--seed", "3", "--size", "1280x800"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -109,17 +92,13 @@ import KioskCore
     }
 
     @Test func aBubbleLeftAloneStays() throws {
-        let size = PixelSize(width: 1024, height: 768)
-        let state = try CommandRunner.run(["state", "--seed", "8", "--size", "1024x768"]).json()
-        let dir = try CommandRunner.temporaryDirectory()
-        let file = dir.appendingPathComponent("partial.evemu")
-        try Self.recordingPoppingAll(state, size: size, skip: 4).write(to: file, atomically: true, encoding: .utf8)
+        let file = try Self.recording(seed: 8, size: "1024x768", extra: ["--pop", "9"])
         let out = try CommandRunner.run(["play", file.path, "--seed", "8", "--size", "1024x768"]).json()
         #expect(out["popped"] as? Int == 9)
         #expect(out["remaining"] as? Int == 1)
         #expect(out["round_over"] as? Bool == false)
         let left = (out["bubbles"] as? [[String: Any]])?.first { $0["popped"] as? Bool == false }
-        #expect(left?["id"] as? Int == 4)
+        #expect(left?["id"] as? Int == 9)
     }
 
     @Test func malformedRecordingNamesFileAndLine() throws {

@@ -142,3 +142,16 @@ func center(_ r: Rect) -> Vector2 { Vector2(r.x + r.width / 2, r.y + r.height / 
         #expect(s.game.screen == .start)
     }
 }
+
+@Suite struct RoundSeedTests {
+    @Test func firstRealRoundIsTheOneStatePrints() {
+        var s = makeSession { $0.attract.demoAfterS = 1 }
+        // A demo first must not change which round the first visitor gets.
+        _ = s.advance(to: TimeStamp(milliseconds: 1000))
+        #expect(s.game.isDemo)
+        _ = realTap(&s, Vector2(3, 3), at: 1500)
+        let expected = Round(field: s.game.field, settings: s.game.settings, seed: 11, at: .zero)
+        #expect(s.game.round?.bubbles.map(\.center) == expected.bubbles.map(\.center))
+        #expect(s.game.round?.bubbles.map(\.kind) == expected.bubbles.map(\.kind))
+    }
+}

@@ -20,13 +20,21 @@ public struct KioskGame: Sendable {
     public private(set) var screenSince: TimeStamp
     /// When a real person last touched the screen.
     public private(set) var lastRealTouch: TimeStamp
-    private var seeds: SeededGenerator
+    /// The next real round's seed, and where later ones come from.
+    private var nextRoundSeed: UInt64
+    private var roundSeeds: SeededGenerator
+    /// Demo rounds draw from a stream of their own, so the demo never changes which rounds
+    /// people get.
+    private var demoSeeds: SeededGenerator
 
-    /// - Parameter seed: seeds the rounds' layouts; real runs take it from the clock.
+    /// - Parameter seed: the first real round is the one `bubble-kiosk state --seed` prints for
+    ///   it; later rounds follow from it. Real runs take it from the clock.
     public init(field: PlayField, settings: Settings, seed: UInt64, at time: TimeStamp) {
         self.field = field
         self.settings = settings
-        self.seeds = SeededGenerator(seed: seed)
+        nextRoundSeed = seed
+        roundSeeds = SeededGenerator(seed: seed)
+        demoSeeds = SeededGenerator(seed: ~seed)
         screenSince = time
         lastRealTouch = time
     }
@@ -49,7 +57,14 @@ public struct KioskGame: Sendable {
     /// Starts a round now (the Start button, or the attract demo).
     public mutating func startRound(at time: TimeStamp, demo: Bool = false) -> [GameEvent] {
         let mode: Round.Mode = settings.attract.timedMode && !demo ? .timed : .classic
-        round = Round(mode: mode, field: field, settings: settings, seed: seeds.next(), at: time)
+        let seed: UInt64
+        if demo {
+            seed = demoSeeds.next()
+        } else {
+            seed = nextRoundSeed
+            nextRoundSeed = roundSeeds.next()
+        }
+        round = Round(mode: mode, field: field, settings: settings, seed: seed, at: time)
         setScreen(.playing(demo: demo), at: time)
         return [.roundStarted(demo: demo)]
     }

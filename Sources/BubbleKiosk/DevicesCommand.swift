@@ -1,0 +1,122 @@
+import CLinux
+import Glibc
+import KioskCore
+import KioskPlatform
+
+/// `bubble-kiosk devices`: what the kiosk could show on and take touches from.
+struct DevicesCommand: KioskCommand {
+    static let name = "devices"
+    static let usage = """
+        usage: bubble-kiosk devices
+        Lists DRM cards with their connectors (status, modes with the preferred one marked *,
+        physical size and pixel density), fbdev framebuffers, and input devices. Works as an
+        ordinary user; a device that cannot be opened says which group to join.
+        """
+
+    static func run(_ args: ArraySlice<String>) throws -> Int32 {
+        let parsed = try Arguments(args, valued: [], flags: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        var lines = drmLines()
+        lines += fbdevLines()
+        lines += describeInputDevices()
+        Console.out(lines.map { $0 + "\n" }.joined())
+        return 0
+    }
+
+    /// Every card and connector, or the reason a card cannot be read (with sysfs facts then).
+    static func drmLines() -> [String] {
+        let cards = DRMDevice.cardPaths()
+        var lines = ["DRM cards (/dev/dri/card*):"]
+        if cards.isEmpty { lines.append("    none (no KMS driver loaded?); --display fbdev may still work") }
+        for path in cards {
+            let device: DRMDevice
+            do {
+                device = try DRMDevice(path: path)
+            } catch {
+                lines.append("  \(error)")
+                lines += sysfsConnectorLines(card: String(path.split(separator: "/").last ?? ""))
+                continue
+            }
+            // Opening a card nobody is master of makes the opener master: so "free" means the
+            // kiosk could take it now.
+            let owner = device.isMaster ? "free" : "in use (another program is DRM master)"
+            lines.append("  \(path) (\(device.driverName ?? "unknown driver")): display \(owner)")
+            do {
+                let connectors = try device.connectors()
+                if connectors.isEmpty { lines.append("    no connectors (a render-only GPU?)") }
+                for connector in connectors { lines += describe(connector) }
+            } catch {
+                lines.append("    \(error)")
+            }
+        }
+        return lines
+    }
+
+    static func describe(_ c: DRMConnector) -> [String] {
+        guard c.status == .connected else { return ["    \(c.name): \(c.status.rawValue)"] }
+        var head = "    \(c.name): connected, \(c.mmWidth)x\(c.mmHeight) mm"
+        if let preferred = DRMModeRequest.choose(nil, among: c.modes) {
+            if let density = PixelDensity.pxPerMM(pixels: preferred.size, mmWidth: c.mmWidth, mmHeight: c.mmHeight) {
+                head += ", \(formatDensity(density)) px/mm at \(preferred)"
+            } else {
+                head += " (not believable for \(preferred.size): set [display] px_per_mm)"
+            }
+        }
+        var modes: [String] = []
+        for mode in c.modes {
+            let text = mode.description + (mode.isPreferred ? "*" : "")
+            if !modes.contains(text) { modes.append(text) }
+        }
+        return [head, "      \(c.modes.count) modes: " + (modes.isEmpty ? "none" : modes.joined(separator: " "))]
+    }
+
+    /// Connector facts from /sys/class/drm, which anyone may read, for a card we cannot open.
+    static func sysfsConnectorLines(card: String) -> [String] {
+        let base = "/sys/class/drm"
+        let entries = ((try? FileSystem.listDirectory(base)) ?? []).filter { $0.hasPrefix(card + "-") }
+        return entries.map { entry in
+            let dir = "\(base)/\(entry)"
+            let status = (try? FileSystem.readText(dir + "/status"))?.split(separator: "\n").first.map(String.init) ?? "?"
+            let modes = ((try? FileSystem.readText(dir + "/modes")) ?? "").split(separator: "\n")
+            var seen: [Substring] = []
+            for m in modes where !seen.contains(m) { seen.append(m) }
+            let name = String(entry.dropFirst(card.count + 1))
+            return "    \(name): \(status) (from sysfs)" + (seen.isEmpty ? "" : ", modes: \(seen.joined(separator: " "))")
+        }
+    }
+
+    /// Legacy framebuffers, for `--display fbdev`.
+    static func fbdevLines() -> [String] {
+        let names = ((try? FileSystem.listDirectory("/dev")) ?? []).filter { $0.hasPrefix("fb") && Int($0.dropFirst(2)) != nil }
+        var lines = ["fbdev framebuffers (/dev/fb*):"]
+        if names.isEmpty { lines.append("    none") }
+        for name in names.sorted(by: { Int($0.dropFirst(2))! < Int($1.dropFirst(2))! }) {
+            let path = "/dev/" + name
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                let e = errno
+                lines.append(e == EACCES || e == EPERM
+                    ? "  \(DisplaySetupError.permissionDenied(path: path, group: "video"))"
+                    : "  \(SystemError("open", path, errno: e))")
+                continue
+            }
+            defer { close(fd) }
+            var info = CLinux_fb_info()
+            guard CLinux_fb_get_info(fd, &info) == 0 else {
+                lines.append("  \(SystemError("FBIOGET_VSCREENINFO", path))")
+                continue
+            }
+            let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let xrgb = info.bits_per_pixel == 32 && info.red_offset == 16 && info.green_offset == 8 && info.blue_offset == 0
+            lines.append("  \(path) (\(id)): \(info.xres)x\(info.yres), \(info.bits_per_pixel) bpp"
+                + (xrgb ? " XRGB8888, usable with --display fbdev" : ", not XRGB8888: --display fbdev would refuse it"))
+        }
+        return lines
+    }
+
+    private static func formatDensity(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

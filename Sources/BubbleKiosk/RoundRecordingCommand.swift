@@ -1,0 +1,36 @@
+import KioskCore
+import KioskPlatform
+
+/// `bubble-kiosk round-recording`: an evemu recording that plays the round `state` prints.
+struct RoundRecordingCommand: KioskCommand {
+    static let name = "round-recording"
+    static let usage = """
+        usage: bubble-kiosk round-recording --seed N --size WxH [--config F] [--pop N] [--no-start] [--rotation DEG]
+        Prints an evemu recording (format 1.3, a direct multi-touch screen) that taps the Start
+        button and then pops the bubbles of the round `state --seed N --size WxH` prints, in id
+        order (--pop N: only the first N). Play it with `bubble-kiosk play` (use --no-start), or
+        through a real device: `evemu-device` on it, then `evemu-play DEVICE < FILE`.
+        --rotation writes touches for a panel mounted at that rotation (WxH is the game's size).
+        """
+
+    static func run(_ argv: ArraySlice<String>) throws -> Int32 {
+        let args = try Arguments(argv, valued: GameSetup.valued.union(["pop", "rotation"]), flags: ["no-start"])
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        let seed = try args.requiredSeed()
+        let setup = try GameSetup(args)
+        let rotation = try args.int("rotation", default: 0, range: 0...270)
+        guard [0, 90, 180, 270].contains(rotation) else { throw UsageError("--rotation expects 0, 90, 180 or 270") }
+        let limit = args.value("pop") == nil ? nil : try args.int("pop", default: 0, range: 0...1000)
+        let round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: .zero)
+        let game = KioskGame(field: setup.field, settings: setup.settings, seed: seed, at: .zero)
+        let logical = setup.field.size
+        let native = rotation == 90 || rotation == 270 ? PixelSize(width: logical.height, height: logical.width) : logical
+        let button = game.button
+        var recording = RoundRecording(transform: TouchTransform(native: native, rotation: rotation),
+                                       startButton: args.has("no-start") ? nil
+                                           : Vector2(button.x + button.width / 2, button.y + button.height / 2))
+        if args.has("no-start") { recording.startMS = 100 }
+        Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25)))
+        return 0
+    }
+}

@@ -1,0 +1,43 @@
+/// Writes an evemu recording that plays a round as a person would: taps the Start button, then
+/// pops bubbles one after the other (taps for tap bubbles, a swipe along the arrow for swipe
+/// bubbles). For replays, demos, and driving a real touchscreen through uinput in tests.
+public struct RoundRecording: Sendable {
+    /// Maps game positions onto the panel, for screens mounted rotated.
+    public var transform: TouchTransform
+    /// Where the Start button is, in game coordinates; nil to leave it out.
+    public var startButton: Vector2?
+    /// Time of the first touch, in ms from the recording's start.
+    public var startMS = 500.0
+
+    public init(transform: TouchTransform, startButton: Vector2?) {
+        self.transform = transform
+        self.startButton = startButton
+    }
+
+    /// The recording text; `bubbles` are popped in order, `limit` caps how many.
+    public func text(popping bubbles: [Bubble], limit: Int? = nil, swipeLengthPx: Double) -> String {
+        var builder = RecordingBuilder(screen: transform.native)
+        var t = startMS
+        if let start = startButton {
+            builder.tap(at: transform.panelPosition(ofGame: start), start: t)
+            t += 700  // let the round appear
+        }
+        let live = bubbles.filter { !$0.isPopped }
+        for b in live.prefix(limit ?? live.count) {
+            switch b.kind {
+            case .tap:
+                for _ in 0..<b.tapsLeft {
+                    builder.tap(at: transform.panelPosition(ofGame: b.center), start: t)
+                    t += 150
+                }
+                t += 250
+            case .swipe(let angle):
+                let end = b.center + Angle.unitVector(degrees: angle) * swipeLengthPx
+                builder.swipe(from: transform.panelPosition(ofGame: b.center), to: transform.panelPosition(ofGame: end),
+                              start: t, durationMS: 90)
+                t += 350
+            }
+        }
+        return builder.text()
+    }
+}

@@ -1,0 +1,153 @@
+import CLinux
+import Glibc
+import KioskCore
+import KioskRender
+
+/// The fallback for boards without KMS: the legacy framebuffer (/dev/fbN), mapped and written
+/// directly. No page flips, so no tear-free guarantee; only damage is copied. 32 bpp XRGB only.
+public final class FBDevDisplay: Display {
+    public let name: String
+    /// The size the game lays out for: the visible resolution, turned by `rotation`.
+    public let size: PixelSize
+    public let reportedPxPerMM: Double?
+    /// Degrees clockwise the picture is turned on the panel.
+    public let rotation: Int
+    public let path: String
+    public var canPresent: Bool { !restored }
+    public var eventFD: Int32? { nil }
+    public var onVisible: ((TimeStamp) -> Void)?
+    public private(set) var bytesCopied = 0
+
+    private let fd: Int32
+    private let panel: PixelSize
+    private let turn: ScreenRotation
+    private let lineLength: Int
+    private let mapping: UnsafeMutableRawPointer
+    private let mappingLength: Int
+    /// The visible screen inside the mapping (after the pan offset).
+    private let visible: UnsafeMutableRawPointer
+    /// The console tty switched to graphics mode, to give back on exit (-1: none).
+    private var consoleFD: Int32 = -1
+    private var restored = false
+
+    public init(path: String = "/dev/fb0", rotation: Int, pxPerMMOverride: Double?) throws {
+        guard let turn = ScreenRotation(degrees: rotation) else {
+            throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
+        }
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            if errno == EACCES || errno == EPERM { throw DisplaySetupError.permissionDenied(path: path, group: "video") }
+            throw SystemError("open", path)
+        }
+        var info = CLinux_fb_info()
+        guard CLinux_fb_get_info(fd, &info) == 0 else {
+            let error = SystemError("FBIOGET_VSCREENINFO", path)
+            close(fd)
+            throw error
+        }
+        guard Self.isXRGB8888(info) else {
+            close(fd)
+            throw DisplaySetupError.unsupported("\(path): \(info.bits_per_pixel) bpp "
+                + "(red \(info.red_length)@\(info.red_offset), green \(info.green_length)@\(info.green_offset), "
+                + "blue \(info.blue_length)@\(info.blue_offset)) is not supported: the kiosk draws 32 bpp XRGB8888 "
+                + "(set the framebuffer to 32 bpp, e.g. fbset -depth 32, or the driver's bpp option)")
+        }
+        let length = Int(info.smem_len)
+        let offset = Int(info.yoffset) * Int(info.line_length) + Int(info.xoffset) * 4
+        guard offset + Int(info.yres) * Int(info.line_length) <= length else {
+            close(fd)
+            throw DisplaySetupError.unsupported("\(path): the visible screen lies outside the framebuffer memory")
+        }
+        let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else {
+            let error = SystemError("mmap", path)
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.path = path
+        self.turn = turn
+        self.rotation = rotation
+        mapping = p
+        mappingLength = length
+        visible = p + offset
+        lineLength = Int(info.line_length)
+        panel = PixelSize(width: Int(info.xres), height: Int(info.yres))
+        size = turn.logicalSize(panel: panel)
+        // 0 and 0xFFFFFFFF (-1) mean unknown; the sanity check rejects both.
+        reportedPxPerMM = pxPerMMOverride ?? PixelDensity.pxPerMM(
+            pixels: panel, mmWidth: Int(Int32(bitPattern: info.width_mm)), mmHeight: Int(Int32(bitPattern: info.height_mm)))
+        let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        name = "fbdev:\(path) \(id) \(panel)" + (rotation != 0 ? " rot\(rotation)" : "")
+        clear()
+        enterGraphicsMode()
+    }
+
+    deinit {
+        restore()
+        munmap(mapping, mappingLength)
+        close(fd)
+    }
+
+    static func isXRGB8888(_ info: CLinux_fb_info) -> Bool {
+        info.bits_per_pixel == 32 && info.red_offset == 16 && info.green_offset == 8 && info.blue_offset == 0
+            && info.red_length == 8 && info.green_length == 8 && info.blue_length == 8
+    }
+
+    public func present(_ frame: Frame, damage: [PixelRect]) throws {
+        guard !restored else { return }
+        guard frame.size == size else {
+            throw DisplaySetupError.unsupported("\(name): frame \(frame.size) does not fit the display's \(size)")
+        }
+        for rect in DamageList.merged(damage, within: frame.bounds) {
+            turn.copy(rect, from: frame.pixels, sourceStride: frame.stride, logical: size,
+                      to: visible, destinationStride: lineLength)
+            bytesCopied += rect.area * 4
+        }
+        onVisible?(EventLoop.now())
+    }
+
+    public func handleEvents() {}
+
+    /// Writes the visible framebuffer as PNG, in the panel's orientation.
+    public func screenshot(to path: String) throws {
+        let shot = Frame(size: panel)
+        for y in 0..<panel.height {
+            (shot.pixels + y * shot.stride).copyMemory(from: visible + y * lineLength, byteCount: panel.width * 4)
+        }
+        try PNGWriter.writePNG(shot, to: path)
+    }
+
+    /// fbdev keeps no mode to give back: clear to black and hand the console its text mode,
+    /// which makes fbcon redraw. Only the first call acts.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        clear()
+        if consoleFD >= 0 {
+            if CLinux_kd_set_graphics(consoleFD, 0) != 0 {
+                Console.errorLine("bubble-kiosk: \(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
+            }
+            close(consoleFD)
+            consoleFD = -1
+        }
+    }
+
+    private func clear() {
+        for y in 0..<panel.height {
+            (visible + y * lineLength).initializeMemory(as: UInt8.self, repeating: 0, count: panel.width * 4)
+        }
+    }
+
+    /// Stops fbcon drawing text and its blinking cursor over the picture. Best effort: without
+    /// access to /dev/tty0 (not root, not on the console) the kiosk still runs.
+    private func enterGraphicsMode() {
+        let tty = open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { return }
+        if CLinux_kd_set_graphics(tty, 1) == 0 {
+            consoleFD = tty
+        } else {
+            close(tty)
+        }
+    }
+}

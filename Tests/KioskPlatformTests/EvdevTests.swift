@@ -1,0 +1,208 @@
+import Glibc
+import KioskCore
+import Testing
+@testable import KioskPlatform
+
+/// Capabilities as real devices report them (codes from linux/input-event-codes.h).
+private enum Devices {
+    static let BTN_RIGHT: UInt16 = 0x111, BTN_TOOL_PEN: UInt16 = 0x140, BTN_TOOL_DOUBLETAP: UInt16 = 0x14d
+    static let KEY_A: UInt16 = 30, BTN_SOUTH: UInt16 = 0x130
+    static let INPUT_PROP_POINTER = 0, INPUT_PROP_BUTTONPAD = 2, INPUT_PROP_ACCELEROMETER = 6
+    static let ABS_Z: UInt16 = 0x02
+
+    static func axis(_ max: Int32, res: Int32 = 0) -> AxisInfo { AxisInfo(minimum: 0, maximum: max, resolution: res) }
+
+    /// Tests/vm/selftest/touch.desc: direct, 10 slots.
+    static let protocolB = TouchDeviceInfo(
+        name: "Bubble Kiosk Test Touchscreen",
+        axes: [EventCode.ABS_X: axis(1279, res: 5), EventCode.ABS_Y: axis(799, res: 5), EventCode.ABS_MT_SLOT: axis(9),
+               EventCode.ABS_MT_POSITION_X: axis(1279, res: 5), EventCode.ABS_MT_POSITION_Y: axis(799, res: 5),
+               EventCode.ABS_MT_TRACKING_ID: axis(65535)],
+        keys: [EventCode.BTN_TOUCH], properties: [EventCode.INPUT_PROP_DIRECT])
+    static let protocolA = TouchDeviceInfo(
+        name: "eGalax protocol A",
+        axes: [EventCode.ABS_X: axis(2047), EventCode.ABS_Y: axis(2047),
+               EventCode.ABS_MT_POSITION_X: axis(2047), EventCode.ABS_MT_POSITION_Y: axis(2047)],
+        keys: [EventCode.BTN_TOUCH], properties: [EventCode.INPUT_PROP_DIRECT])
+    /// An old resistive panel: no INPUT_PROP_DIRECT, only BTN_TOUCH and ABS_X/Y.
+    static let singleTouch = TouchDeviceInfo(
+        name: "ADS7846 Touchscreen", axes: [EventCode.ABS_X: axis(4095), EventCode.ABS_Y: axis(4095),
+                                            EventCode.ABS_PRESSURE: axis(255)],
+        keys: [EventCode.BTN_TOUCH])
+    /// QEMU's usb-tablet: BTN_LEFT and ABS_X/Y, nothing direct about it.
+    static let qemuTablet = TouchDeviceInfo(
+        name: "QEMU QEMU USB Tablet", axes: [EventCode.ABS_X: axis(32767), EventCode.ABS_Y: axis(32767)],
+        keys: [EventCode.BTN_LEFT, BTN_RIGHT, 0x112])
+    static let touchpad = TouchDeviceInfo(
+        name: "SynPS/2 Synaptics TouchPad",
+        axes: [EventCode.ABS_X: axis(5000, res: 40), EventCode.ABS_Y: axis(4000, res: 40),
+               EventCode.ABS_MT_SLOT: axis(1), EventCode.ABS_MT_POSITION_X: axis(5000, res: 40),
+               EventCode.ABS_MT_POSITION_Y: axis(4000, res: 40), EventCode.ABS_MT_TRACKING_ID: axis(65535)],
+        keys: [EventCode.BTN_LEFT, EventCode.BTN_TOUCH, EventCode.BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP],
+        properties: [INPUT_PROP_POINTER, INPUT_PROP_BUTTONPAD])
+    /// A touchpad whose driver forgot INPUT_PROP_POINTER: the finger tool gives it away.
+    static let touchpadWithoutProperty = TouchDeviceInfo(
+        name: "Elan Touchpad", axes: touchpad.axes, keys: touchpad.keys, properties: [])
+    static let keyboard = TouchDeviceInfo(name: "AT Translated Set 2 keyboard", axes: [:], keys: [KEY_A, 1, 2])
+    static let joystick = TouchDeviceInfo(
+        name: "Gamepad", axes: [EventCode.ABS_X: axis(255), EventCode.ABS_Y: axis(255)], keys: [BTN_SOUTH])
+    static let accelerometer = TouchDeviceInfo(
+        name: "Accelerometer", axes: [EventCode.ABS_X: axis(512), EventCode.ABS_Y: axis(512), ABS_Z: axis(512)],
+        properties: [INPUT_PROP_ACCELEROMETER])
+    static let penTablet = TouchDeviceInfo(
+        name: "Wacom Intuos", axes: [EventCode.ABS_X: axis(15200), EventCode.ABS_Y: axis(9500)],
+        keys: [EventCode.BTN_TOUCH, BTN_TOOL_PEN])
+}
+
+@Suite struct EvdevClassificationTests {
+    @Test func touchscreensAreUsedWithTheirProtocol() {
+        #expect(Devices.protocolB.touchscreenVerdict == .touchscreen(.multiTouchB(slots: 10)))
+        #expect(Devices.protocolA.touchscreenVerdict == .touchscreen(.multiTouchA))
+        #expect(Devices.singleTouch.touchscreenVerdict == .touchscreen(.singleTouch))
+        #expect(Devices.qemuTablet.touchscreenVerdict == .touchscreen(.absolutePointer))
+        #expect(Devices.protocolB.isTouchscreen && Devices.qemuTablet.isTouchscreen)
+    }
+
+    @Test(arguments: [
+        (Devices.touchpad, "touchpad (INPUT_PROP_POINTER)"),
+        (Devices.touchpadWithoutProperty, "touchpad (BTN_TOOL_FINGER without INPUT_PROP_DIRECT)"),
+        (Devices.keyboard, "no absolute axes (keyboard, mouse or buttons)"),
+        (Devices.joystick, "absolute axes without BTN_TOUCH, BTN_LEFT or INPUT_PROP_DIRECT (joystick?)"),
+        (Devices.accelerometer, "accelerometer"),
+        (Devices.penTablet, "graphics tablet (pen without INPUT_PROP_DIRECT)"),
+    ])
+    func othersAreIgnoredWithAReason(device: TouchDeviceInfo, reason: String) {
+        #expect(device.touchscreenVerdict == .ignored(reason), "\(device.name)")
+        #expect(!device.isTouchscreen)
+    }
+
+    @Test func aDirectTouchpadLikeDeviceIsATouchscreen() {
+        // Some touchscreens report BTN_TOOL_FINGER too; INPUT_PROP_DIRECT decides.
+        var info = Devices.protocolB
+        info.keys.insert(EventCode.BTN_TOOL_FINGER)
+        #expect(info.touchscreenVerdict == .touchscreen(.multiTouchB(slots: 10)))
+    }
+
+    @Test func eventNodesAreRecognisedAndSortedByNumber() throws {
+        #expect(EvdevDevice.eventNumber("event12") == 12)
+        #expect(EvdevDevice.eventNumber("event") == nil)
+        #expect(EvdevDevice.eventNumber("mouse0") == nil)
+        #expect(EvdevDevice.eventNumber("event1a") == nil)
+        let dir = try TempDirectory()
+        for name in ["event10", "event2", "mice", "event0", "by-id"] { dir.touch(name) }
+        #expect(EvdevDevice.nodes(in: dir.path) == ["event0", "event2", "event10"].map { "\(dir.path)/\($0)" })
+        #expect(EvdevDevice.nodes(in: dir.path + "/missing") == [])
+    }
+}
+
+@Suite struct InputDeviceReportTests {
+    @Test func aTouchscreenShowsProtocolAxesAndThatItWouldBeUsed() {
+        let probe = InputDeviceProbe(path: "/dev/input/event1", info: Devices.protocolB,
+                                     id: InputDeviceID(bus: 3, vendor: 0, product: 0, version: 1),
+                                     eventTypes: [0, 1, 3])
+        #expect(probe.reportLines == [
+            "/dev/input/event1: \"Bubble Kiosk Test Touchscreen\" (usb 0000:0000)",
+            "  capabilities: multi-touch protocol B (10 slots), direct, 1 buttons",
+            "  ABS_X 0..1279, 5 units/mm (256 mm)",
+            "  ABS_Y 0..799, 5 units/mm (160 mm)",
+            "  ABS_MT_SLOT 0..9",
+            "  ABS_MT_POSITION_X 0..1279, 5 units/mm (256 mm)",
+            "  ABS_MT_POSITION_Y 0..799, 5 units/mm (160 mm)",
+            "  ABS_MT_TRACKING_ID 0..65535",
+            "  → would be used",
+        ])
+    }
+
+    @Test func aKeyboardIsIgnoredWithItsReason() {
+        let probe = InputDeviceProbe(path: "/dev/input/event0", info: Devices.keyboard,
+                                     id: InputDeviceID(bus: 0x11, vendor: 1, product: 1), eventTypes: [0, 1, 4, 0x11, 0x14])
+        #expect(probe.reportLines == [
+            "/dev/input/event0: \"AT Translated Set 2 keyboard\" (i8042 0001:0001)",
+            "  capabilities: 3 keys",
+            "  ignored: no absolute axes (keyboard, mouse or buttons)",
+        ])
+    }
+
+    @Test func capabilitiesNameSingleTouchPointersAndMissingResolution() {
+        let tablet = InputDeviceProbe(path: "/dev/input/event4", info: Devices.qemuTablet,
+                                      id: InputDeviceID(bus: 3, vendor: 0x0627, product: 0x0001), eventTypes: [0, 1, 2, 3])
+        #expect(tablet.reportLines[1] == "  capabilities: absolute pointer (BTN_LEFT), relative axes, 3 buttons")
+        #expect(tablet.reportLines[2] == "  ABS_X 0..32767, resolution unknown")
+        let panel = InputDeviceProbe(path: "/dev/input/event5", info: Devices.singleTouch)
+        #expect(panel.reportLines[0] == "/dev/input/event5: \"ADS7846 Touchscreen\"")
+        #expect(panel.reportLines[1] == "  capabilities: single-touch, pressure, 1 buttons")
+        #expect(panel.reportLines[2] == "  ABS_X 0..4095, resolution unknown")
+        #expect(panel.reportLines[4] == "  ABS_PRESSURE 0..255")
+    }
+
+    @Test func permissionProblemsSayWhichGroupToJoin() {
+        let denied = InputDeviceProbe(path: "/dev/input/event3", error: SystemError("open", "/dev/input/event3", errno: EACCES),
+                                      sysfsName: "ELAN Touchscreen")
+        #expect(denied.isPermissionDenied)
+        #expect(denied.reportLines == [
+            "/dev/input/event3 \"ELAN Touchscreen\": permission denied: add the user to the input group "
+                + "(usermod -aG input USER, then log in again)",
+        ])
+        let gone = InputDeviceProbe(path: "/dev/input/event9", error: SystemError("open", "/dev/input/event9", errno: ENOENT))
+        #expect(!gone.isPermissionDenied)
+        #expect(gone.reportLines == ["/dev/input/event9: cannot open: /dev/input/event9: No such file or directory (open, errno 2)"])
+    }
+
+    @Test func probingSomethingThatIsNoInputDeviceReportsTheError() throws {
+        let dir = try TempDirectory()
+        dir.touch("event3")
+        let probe = InputDeviceProbe.probe(dir.path + "/event3")
+        #expect(probe.info == nil)
+        #expect(probe.error?.call == "libevdev_new_from_fd")
+        #expect(probe.reportLines.count == 1 && probe.reportLines[0].contains("cannot open"))
+    }
+}
+
+@Suite struct EvdevHotplugTests {
+    /// A node that appears but cannot be opened yet (as before udev fixes its permissions) is
+    /// tried again on the loop's deadline, not by sleeping.
+    @Test func aNewNodeThatIsNotReadyIsRetriedOnADeadline() throws {
+        let dir = try TempDirectory()
+        let loop = try EventLoop()
+        let input = EvdevTouchInput(path: nil, screen: PixelSize(width: 1280, height: 800), grab: false,
+                                    directory: dir.path)
+        try input.start(loop: loop, deliver: { _ in }, lost: { _, _ in })
+        #expect(input.name == "evdev:all(0)")
+        #expect(input.nextDeadline == nil)
+
+        // A dangling link fails with ENOENT, one of the "not ready yet" errors.
+        symlink(dir.path + "/not-yet", dir.path + "/event7")
+        var retried: TimeStamp?
+        let giveUp = EventLoop.now().adding(milliseconds: 3000)
+        loop.onWake = { now in
+            input.advance(to: now)
+            if retried == nil, let due = input.nextDeadline { retried = due }
+            if retried != nil || now >= giveUp { loop.stop() }
+            return min(giveUp, input.nextDeadline ?? giveUp)
+        }
+        try loop.run()
+        let due = try #require(retried, "no retry was scheduled")
+        #expect(due.milliseconds(since: EventLoop.now()) <= 20)
+    }
+}
+
+/// A fresh folder under /tmp, removed with its files when the value goes away.
+private final class TempDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/evdev-tests.XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw SystemError("mkdtemp", "/tmp") }
+        path = String(cString: p)
+    }
+
+    func touch(_ name: String) {
+        let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        if fd >= 0 { close(fd) }
+    }
+
+    deinit {
+        for name in (try? FileSystem.listDirectory(path)) ?? [] { unlink(path + "/" + name) }
+        rmdir(path)
+    }
+}
