@@ -32,8 +32,9 @@ deps: $(DEPS_STAMP)
 build: deps
 	$(SWIFT) build
 
+# The kiosk binary carries the Swift runtime inside (boards have no Swift toolchain).
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 # Unit and command-line tests run on the debug build (tests find the binary beside themselves).
 unit-test: deps

@@ -123,6 +123,18 @@ public struct DRMConnector {
     /// The encoder driving it now (0: none).
     public var currentEncoderID: UInt32
 
+    public init(id: UInt32, name: String, status: Status, mmWidth: Int, mmHeight: Int, modes: [DRMMode],
+                encoderIDs: [UInt32], currentEncoderID: UInt32) {
+        self.id = id
+        self.name = name
+        self.status = status
+        self.mmWidth = mmWidth
+        self.mmHeight = mmHeight
+        self.modes = modes
+        self.encoderIDs = encoderIDs
+        self.currentEncoderID = currentEncoderID
+    }
+
     /// Connected and offering at least one mode: something the kiosk can show on.
     public var isUsable: Bool { status == .connected && !modes.isEmpty }
 
@@ -146,6 +158,12 @@ public struct DRMEncoder {
     public var crtcID: UInt32
     /// Bit i set: the i-th CRTC of the card's resources can feed it.
     public var possibleCRTCs: UInt32
+
+    public init(id: UInt32, crtcID: UInt32, possibleCRTCs: UInt32) {
+        self.id = id
+        self.crtcID = crtcID
+        self.possibleCRTCs = possibleCRTCs
+    }
 }
 
 /// A CRTC's configuration, saved before the first mode set so the exit can put it back.

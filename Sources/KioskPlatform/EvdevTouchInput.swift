@@ -21,6 +21,8 @@ public final class EvdevTouchInput: TouchInput {
         var decoder: TouchDecoder
         /// The kernel refused CLOCK_MONOTONIC: events are stamped when read instead.
         var stampOnRead = false
+        /// Times the kernel's buffer overflowed because the kiosk read too slowly.
+        var drops = 0
 
         init(device: EvdevDevice, node: String, index: Int, decoder: TouchDecoder) {
             self.device = device
@@ -204,6 +206,14 @@ public final class EvdevTouchInput: TouchInput {
     private func readable(_ member: Member) {
         let (events, error) = member.device.readAvailable()
         for event in events {
+            if event.type == EventCode.EV_SYN && event.code == EventCode.SYN_DROPPED {
+                member.drops += 1
+                // 1, 2, 4, 8...: a loop that keeps falling behind shows without flooding the log.
+                if member.drops & (member.drops - 1) == 0 {
+                    log("\(member.node): the kernel dropped events (read too slowly); resynchronised, "
+                        + "gestures in progress cancelled (\(member.drops) time\(member.drops == 1 ? "" : "s"))")
+                }
+            }
             for frame in member.decoder.feed(stamped(event, member)) { deliver(frame) }
         }
         if let error { remove(member, at: EventLoop.now(), because: error) }

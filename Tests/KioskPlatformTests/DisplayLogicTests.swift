@@ -112,7 +112,7 @@ struct DisplayLogicTests {
     func rectMapAgreesWithPixelMap(degrees: Int) {
         let turn = ScreenRotation(degrees: degrees)!
         let logical = PixelSize(width: 7, height: 5)
-        let panel = turn.logicalSize(panel: turn.swapsAxes ? PixelSize(width: 5, height: 7) : logical)
+        let panel = turn.swapsAxes ? PixelSize(width: 5, height: 7) : logical
         #expect(turn.logicalSize(panel: panel) == logical)
         let rect = PixelRect(x: 1, y: 2, width: 4, height: 2)
         let mapped = turn.panelRect(rect, logical: logical)

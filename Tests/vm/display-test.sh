@@ -1,0 +1,212 @@
+#!/bin/bash
+# The kiosk on a real kernel's DRM device (QEMU -vga std, bochs-drm): mode set, page flips,
+# rotation, the DRM-master refusal of a second instance, the screen given back on exit and on
+# SIGTERM, and the fbdev fallback. Screendumps are checked from the host.
+#
+# usage: Tests/vm/display-test.sh [--workdir DIR] [--scratch-path DIR] [--binary PATH] [--verbose]
+#   --workdir DIR       initramfs, serial.log, screendumps (default: a new /tmp/vm-display.* dir)
+#   --scratch-path DIR  SwiftPM build folder to reuse for `swift build -c release` (default: .build)
+#   --binary PATH       test this bubble-kiosk instead of building one
+#   --verbose           echo the guest's serial console while it runs
+# Ends with "display-test: N passed, N failed"; exit 0 only when nothing failed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+repo=$(cd "$VM_DIR/../.." && pwd)
+work=${VM_WORK:-} scratch=$repo/.build binary= verbose=--quiet
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --workdir) work=$2; shift 2 ;;
+        --scratch-path) scratch=$2; shift 2 ;;
+        --binary) binary=$2; shift 2 ;;
+        --verbose) verbose=; shift ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        *) vm_die "unknown argument: $1" ;;
+    esac
+done
+[ -n "$work" ] || work=$(mktemp -d /tmp/vm-display.XXXXXX)
+mkdir -p "$work"
+t0=$(vm_now)
+
+if [ -z "$binary" ]; then
+    vm_log "swift build -c release --scratch-path $scratch (slow the first time)"
+    (cd "$repo" && swift build -c release --scratch-path "$scratch" --product bubble-kiosk >&2)
+    binary=$scratch/release/bubble-kiosk
+fi
+[ -x "$binary" ] || vm_die "no binary at $binary"
+t_build=$(vm_elapsed "$t0")
+
+# --- the guest side ------------------------------------------------------------------------
+cat > "$work/rot90.conf" <<'EOF'
+[display]
+rotation = 90
+EOF
+
+cat > "$work/scenario.sh" <<'EOF'
+#!/bin/sh
+# Runs inside the VM; prints DISPLAY-TEST lines that display-test.sh asserts on.
+say() { echo "DISPLAY-TEST $*"; }
+
+# wait_for FILE REGEX SECONDS
+wait_for() {
+    n=0
+    until grep -qE "$2" "$1" 2>/dev/null; do
+        n=$((n + 1))
+        [ $n -gt $(($3 * 10)) ] && { say "wait-timeout $2 in $1"; return 1; }
+        sleep 0.1
+    done
+}
+
+# show NAME FILE: the file's lines, prefixed, for the host to grep.
+show() { sed "s/^/$1| /" "$2"; }
+
+bubble-kiosk devices > /tmp/devices.log 2>&1
+say "devices rc=$?"
+show DEVICES /tmp/devices.log
+printf '\n\n  bubble-kiosk display test: console before the kiosk\n' > /dev/tty1
+vm-screendump console-before
+
+# --- 1: the kiosk at rotation 0; a second instance must be refused meanwhile ---------------
+start=$(cut -d' ' -f1 /proc/uptime)
+bubble-kiosk run --display drm --attract --duration 8 --status > /tmp/run1.log 2>&1 &
+pid=$!
+wait_for /tmp/run1.log '^t=2s' 40
+say "run1 status-2s after $(awk -v s="$start" '{ printf "%.1f", $1 - s }' /proc/uptime) s"
+vm-screendump game
+bubble-kiosk run --display drm --duration 2 --input none > /tmp/second.log 2>&1
+say "second rc=$?"
+show SECOND /tmp/second.log
+vm-screendump game-later
+wait $pid
+say "run1 rc=$?"
+show RUN1 /tmp/run1.log
+sleep 0.5
+vm-screendump after-exit
+
+# --- 2: rotation 90 from the config file ------------------------------------------------------
+bubble-kiosk run --display drm --attract --duration 8 --status --config /test/rot90.conf > /tmp/run2.log 2>&1 &
+pid=$!
+wait_for /tmp/run2.log '^t=2s' 40
+vm-screendump rot90
+wait $pid
+say "run2 rc=$?"
+show RUN2 /tmp/run2.log
+sleep 0.5
+vm-screendump after-rot90
+
+# --- 3: SIGTERM mid-run gives the screen back too ---------------------------------------------
+bubble-kiosk run --display drm --attract --status > /tmp/run3.log 2>&1 &
+pid=$!
+wait_for /tmp/run3.log '^t=1s' 40
+vm-screendump before-term
+kill -TERM $pid
+wait $pid
+say "run3 rc=$?"
+show RUN3 /tmp/run3.log
+sleep 0.5
+vm-screendump after-term
+
+# --- 4: the fbdev fallback on the DRM driver's fbdev emulation -------------------------------
+bubble-kiosk run --display fbdev --attract --duration 5 --status --input none > /tmp/run4.log 2>&1 &
+pid=$!
+wait_for /tmp/run4.log '^t=2s' 40
+sleep 0.3  # the emulation copies to the screen from a worker, shortly after the write
+vm-screendump fbdev
+wait $pid
+say "run4 rc=$?"
+show RUN4 /tmp/run4.log
+say "done"
+exit 0
+EOF
+
+"$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$work/scenario.sh" \
+    --binary "$binary" --file "$work/rot90.conf:/test/rot90.conf"
+t_initrd=$(vm_elapsed "$t0")
+
+out=$work/out
+rm -rf "$out"
+vm_rc=0
+"$VM_DIR/run-vm.sh" --initrd "$work/initrd.gz" --outdir "$out" --timeout 300 $verbose || vm_rc=$?
+t_vm=$(vm_elapsed "$t0")
+log=$out/serial.log
+
+# --- assertions --------------------------------------------------------------------------------
+passed=0 failed=0
+check() { # DESCRIPTION COMMAND...
+    local what=$1; shift
+    if "$@" > /dev/null 2>&1; then
+        passed=$((passed + 1)); echo "ok   $what"
+    else
+        failed=$((failed + 1)); echo "FAIL $what"
+    fi
+}
+has() { grep -qE "$1" "$log"; }
+dump() { python3 "$VM_DIR/ppm.py" check "$out/$1.ppm" "${@:2}"; }
+
+# Colours the game draws (KioskCore's Scene.swift and SceneBuilder.swift): the HUD bar
+# 0B1220 at 85 % over the background 141F33 gives about 0C1423.
+hud=0C1423 background=141F33
+# share_near FILE "COLOURS" TOL: share of pixels within TOL of any of the colours.
+share_near() {
+    python3 - "$out/$1.ppm" "$2" "$3" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["VM_DIR"])
+import ppm
+img = ppm.Image.load(sys.argv[1])
+want = [ppm.rgb(c) for c in sys.argv[2].split()]
+tol = int(sys.argv[3])
+total = hits = 0
+for p in img.pixels(step=2):
+    total += 1
+    hits += any(ppm.close(p, w, tol) for w in want)
+print("%.4f" % (hits / total))
+PY
+}
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+bubbles="0A84FF FF375F FF9F0A 30B84E BF5AF2 1FB5CF FF453A 5E5CE6"
+export VM_DIR
+
+check "VM ran the scenario to VM-TEST-END rc=0" test "$vm_rc" = 0
+check "devices lists card0 with Virtual-1 connected, 320x200 mm" \
+    has '^DEVICES\|     Virtual-1: connected, 320x200 mm, 4.00 px/mm at 1280x800@75'
+check "devices marks the preferred mode" has '^DEVICES\|       15 modes: 1280x800@75\* '
+check "devices lists /dev/fb0" has '^DEVICES\|   /dev/fb0 \(bochs-drmdrmfb\): 1280x800, 32 bpp XRGB8888'
+check "run 1 exited 0" has '^DISPLAY-TEST run1 rc=0'
+check "run 1 used the DRM display in the preferred mode" \
+    has '^RUN1\| bubble-kiosk: display drm:/dev/dri/card0 Virtual-1 1280x800@75,'
+check "run 1 drew frames" has '^RUN1\| t=[0-9]+s frames=[1-9][0-9]* screen=demo'
+check "second instance refused with the DRM-master message" \
+    has '^SECOND\| bubble-kiosk: /dev/dri/card0: cannot become DRM master \(another program owns the display: stop it, or switch VT\)'
+check "second instance exited non-zero" has '^DISPLAY-TEST second rc=[1-9]'
+check "console before: text console" dump console-before --expect console
+check "game: not the text console" dump game --expect graphics
+check "game: HUD band along the top" dump game --region 0,0,100%,6=$hud@0.9
+check "game: background below the HUD" dump game --region 0,60,100%,100%=$background@0.3
+check "game: bubble colours on screen" at_least "$(share_near game "$bubbles" 24)" 0.003
+check "game: the first instance kept the screen" dump game-later --expect graphics --region 0,0,100%,6=$hud@0.9
+check "after exit: the console is back" dump after-exit --expect console
+check "run 2 exited 0 with an 800x1280 game" has '^RUN2\| bubble-kiosk: display drm:/dev/dri/card0 Virtual-1 1280x800@75 rot90,'
+check "rot90: not the text console" dump rot90 --expect graphics
+check "rot90: HUD band down the right side" dump rot90 --region 1274,0,1280,800=$hud@0.9
+check "rot90: no HUD band along the top" bash -c "! python3 '$VM_DIR/ppm.py' check '$out/rot90.ppm' --region 0,0,100%,6=$hud@0.9"
+check "rot90: bubble colours on screen" at_least "$(share_near rot90 "$bubbles" 24)" 0.003
+check "after rotation: the console is back" dump after-rot90 --expect console
+check "run 3 was showing the game before SIGTERM" dump before-term --expect graphics
+check "run 3 stopped on SIGTERM with exit 0" has '^DISPLAY-TEST run3 rc=0'
+check "after SIGTERM: the console is back" dump after-term --expect console
+check "run 4 (fbdev) exited 0" has '^DISPLAY-TEST run4 rc=0'
+check "fbdev: the game is on screen" dump fbdev --expect graphics --region 0,0,100%,6=$hud@0.9
+
+for f in "$out"/*.ppm; do
+    if [ -e "$f" ]; then python3 "$VM_DIR/ppm.py" png "$f" > /dev/null || true; fi
+done
+echo "--- from the guest"
+grep -E '^DISPLAY-TEST|^(RUN[0-9]|SECOND)\| (bubble-kiosk|t=[0-9]+s)' "$log" | grep -vE '\| t=[2-7]s' || true
+echo "--- timings: build ${t_build} s, initramfs ${t_initrd} s, total ${t_vm} s"
+echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
+if [ $failed -gt 0 ]; then
+    echo "--- last lines of $log"
+    tail -n 40 "$log" || true
+fi
+echo "display-test: $passed passed, $failed failed"
+[ $failed = 0 ]
