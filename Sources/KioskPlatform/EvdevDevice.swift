@@ -99,10 +99,8 @@ public final class EvdevDevice {
                 events.append(Self.event(ev))
             } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
                 let dropped = Self.event(ev)
-                events.append(dropped)
-                events.append(InputEvent(time: dropped.time, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0))
                 let synced = finishSync() ?? dropped.time
-                events += currentState(at: synced)
+                events += Self.resynchronisation(dropped: dropped, state: currentState(at: synced))
             } else if rc == -EAGAIN {
                 return (events, nil)
             } else if rc == -EINTR {
@@ -136,37 +134,51 @@ public final class EvdevDevice {
         return (currentState(at: time), error)
     }
 
-    /// The state libevdev holds, as events ending in `SYN_REPORT`: every slot (its tracking id
-    /// last, so the position is in place when the contact starts), the current slot, the other
-    /// absolute axes and every key. Protocol A has no state to ask for: its next report lists
-    /// every contact anyway.
+    /// The state libevdev holds, as one frame of events (see `stateEvents`).
     private func currentState(at time: TimeStamp) -> [InputEvent] {
-        func abs(_ code: UInt16, _ value: Int32) -> InputEvent {
-            InputEvent(time: time, type: EventCode.EV_ABS, code: code, value: value)
+        let h = handle
+        return Self.stateEvents(info: info, slots: Int(libevdev_get_num_slots(h)),
+                                currentSlot: libevdev_get_current_slot(h), at: time,
+                                slotValue: { libevdev_get_slot_value(h, UInt32($0), UInt32($1)) },
+                                value: { libevdev_get_event_value(h, UInt32($0), UInt32($1)) })
+    }
+
+    /// A device's whole state as events ending in `SYN_REPORT`: every slot (its tracking id
+    /// last, so the position is in place when the contact starts), then the current slot, the
+    /// other absolute axes and every key. Protocol A has no state to ask for: its next report
+    /// lists every contact anyway.
+    /// - Parameters:
+    ///   - slotValue: the value of an `ABS_MT_*` code in a slot.
+    ///   - value: the value of an event type and code (`EV_ABS`, `EV_KEY`).
+    static func stateEvents(info: TouchDeviceInfo, slots: Int, currentSlot: Int32, at time: TimeStamp,
+                            slotValue: (Int, UInt16) -> Int32, value: (UInt16, UInt16) -> Int32) -> [InputEvent] {
+        func abs(_ code: UInt16, _ v: Int32) -> InputEvent {
+            InputEvent(time: time, type: EventCode.EV_ABS, code: code, value: v)
         }
         var events: [InputEvent] = []
-        let slots = libevdev_get_num_slots(handle)
         if info.hasSlots && slots > 0 {
             let perSlot = info.axes.keys.filter { $0 > EventCode.ABS_MT_SLOT && $0 != EventCode.ABS_MT_TRACKING_ID }.sorted()
             for slot in 0..<slots {
-                events.append(abs(EventCode.ABS_MT_SLOT, slot))
-                for code in perSlot {
-                    events.append(abs(code, libevdev_get_slot_value(handle, UInt32(slot), UInt32(code))))
-                }
-                events.append(abs(EventCode.ABS_MT_TRACKING_ID,
-                                  libevdev_get_slot_value(handle, UInt32(slot), UInt32(EventCode.ABS_MT_TRACKING_ID))))
+                events.append(abs(EventCode.ABS_MT_SLOT, Int32(slot)))
+                for code in perSlot { events.append(abs(code, slotValue(slot, code))) }
+                events.append(abs(EventCode.ABS_MT_TRACKING_ID, slotValue(slot, EventCode.ABS_MT_TRACKING_ID)))
             }
-            events.append(abs(EventCode.ABS_MT_SLOT, libevdev_get_current_slot(handle)))
+            events.append(abs(EventCode.ABS_MT_SLOT, currentSlot))
         }
         for code in info.axes.keys.sorted() where code < EventCode.ABS_MT_SLOT {
-            events.append(abs(code, libevdev_get_event_value(handle, UInt32(EV_ABS), UInt32(code))))
+            events.append(abs(code, value(EventCode.EV_ABS, code)))
         }
         for key in info.keys.sorted() {
-            events.append(InputEvent(time: time, type: EventCode.EV_KEY, code: key,
-                                     value: libevdev_get_event_value(handle, UInt32(EV_KEY), UInt32(key))))
+            events.append(InputEvent(time: time, type: EventCode.EV_KEY, code: key, value: value(EventCode.EV_KEY, key)))
         }
         events.append(InputEvent(time: time, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0))
         return events
+    }
+
+    /// What `readAvailable` passes on for a `SYN_DROPPED`: the drop, a `SYN_REPORT` closing the
+    /// damaged frame, then the state, so the decoder's next frame is the true state with `resync`.
+    static func resynchronisation(dropped: InputEvent, state: [InputEvent]) -> [InputEvent] {
+        [dropped, InputEvent(time: dropped.time, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0)] + state
     }
 
     private static func event(_ ev: input_event) -> InputEvent {
@@ -341,8 +353,8 @@ public struct InputDeviceProbe: Sendable {
         }
         let buttons = info.keys.filter { $0 >= 0x100 }.count
         let keys = info.keys.count - buttons
-        if keys > 0 { parts.append("\(keys) keys") }
-        if buttons > 0 { parts.append("\(buttons) buttons") }
+        if keys > 0 { parts.append(keys == 1 ? "1 key" : "\(keys) keys") }
+        if buttons > 0 { parts.append(buttons == 1 ? "1 button" : "\(buttons) buttons") }
         return parts.isEmpty ? ["none that matter here"] : parts
     }
 

@@ -110,6 +110,8 @@ public final class EvdevTouchInput: TouchInput {
             }
             if !denied.isEmpty {
                 log("cannot open \(denied.joined(separator: ", ")): \(InputDeviceProbe.permissionHint)")
+                if members.isEmpty { log("no touchscreen among the readable devices; waiting for one, or for access") }
+                return
             }
         }
         if members.isEmpty { log("no touchscreen yet; waiting for one to be plugged in") }
@@ -195,9 +197,8 @@ public final class EvdevTouchInput: TouchInput {
         // Fingers already down announce nothing more: read the state and treat it like a
         // resync, so they show but start no gesture until lifted.
         let (state, error) = device.initialState()
-        let syn = InputEvent(time: state.first?.time ?? now, type: EventCode.EV_SYN, code: EventCode.SYN_DROPPED, value: 0)
-        let report = InputEvent(time: syn.time, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0)
-        for event in [syn, report] + state {
+        let drop = InputEvent(time: state.first?.time ?? now, type: EventCode.EV_SYN, code: EventCode.SYN_DROPPED, value: 0)
+        for event in EvdevDevice.resynchronisation(dropped: drop, state: state) {
             for frame in member.decoder.feed(stamped(event, member)) where !frame.contacts.isEmpty { deliver(frame) }
         }
         if let error { remove(member, at: EventLoop.now(), because: error) }

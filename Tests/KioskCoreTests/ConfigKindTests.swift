@@ -31,7 +31,8 @@ import Testing
         let good = load("[input]\ncalibration_matrix = 0 -1 1  1 0 0\n")
         #expect(!good.hasErrors)
         #expect(good.settings.input.calibration == [0, -1, 1, 1, 0, 0])
-        for bad in ["1 0 0 0 1", "1 0 0 0 1 0 0", "1 0 x 0 1 0", ""] {
+        let huge = "1" + String(repeating: "0", count: 400)  // overflows to infinity
+        for bad in ["1 0 0 0 1", "1 0 0 0 1 0 0", "1 0 x 0 1 0", "", "1 0 \(huge) 0 1 0"] {
             let r = load("[input]\ncalibration_matrix = \(bad)\n")
             #expect(r.hasErrors, "'\(bad)'")
             #expect(r.settings.input.calibration == [1, 0, 0, 0, 1, 0])

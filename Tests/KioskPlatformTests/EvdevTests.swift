@@ -102,7 +102,7 @@ private enum Devices {
                                      eventTypes: [0, 1, 3])
         #expect(probe.reportLines == [
             "/dev/input/event1: \"Bubble Kiosk Test Touchscreen\" (usb 0000:0000)",
-            "  capabilities: multi-touch protocol B (10 slots), direct, 1 buttons",
+            "  capabilities: multi-touch protocol B (10 slots), direct, 1 button",
             "  ABS_X 0..1279, 5 units/mm (256 mm)",
             "  ABS_Y 0..799, 5 units/mm (160 mm)",
             "  ABS_MT_SLOT 0..9",
@@ -130,7 +130,7 @@ private enum Devices {
         #expect(tablet.reportLines[2] == "  ABS_X 0..32767, resolution unknown")
         let panel = InputDeviceProbe(path: "/dev/input/event5", info: Devices.singleTouch)
         #expect(panel.reportLines[0] == "/dev/input/event5: \"ADS7846 Touchscreen\"")
-        #expect(panel.reportLines[1] == "  capabilities: single-touch, pressure, 1 buttons")
+        #expect(panel.reportLines[1] == "  capabilities: single-touch, pressure, 1 button")
         #expect(panel.reportLines[2] == "  ABS_X 0..4095, resolution unknown")
         #expect(panel.reportLines[4] == "  ABS_PRESSURE 0..255")
     }
@@ -183,6 +183,79 @@ private enum Devices {
         try loop.run()
         let due = try #require(retried, "no retry was scheduled")
         #expect(due.milliseconds(since: EventLoop.now()) <= 20)
+    }
+}
+
+/// What the reader feeds `TouchDecoder` after a `SYN_DROPPED`, checked against the decoder.
+@Suite struct EvdevResyncTests {
+    let screen = PixelSize(width: 1280, height: 800)
+    let t0 = TimeStamp(microseconds: 1_000_000)
+
+    func ev(_ type: UInt16, _ code: UInt16, _ value: Int32, at ms: Double = 0) -> InputEvent {
+        InputEvent(time: t0.adding(milliseconds: ms), type: type, code: code, value: value)
+    }
+
+    /// A protocol B state: a finger in slot 1 (tracking id 7 at 100,200), slot 1 current.
+    func slotState(at ms: Double) -> [InputEvent] {
+        let slots: [Int: [UInt16: Int32]] = [
+            1: [EventCode.ABS_MT_TRACKING_ID: 7, EventCode.ABS_MT_POSITION_X: 100, EventCode.ABS_MT_POSITION_Y: 200],
+        ]
+        return EvdevDevice.stateEvents(
+            info: Devices.protocolB, slots: 10, currentSlot: 1, at: t0.adding(milliseconds: ms),
+            slotValue: { slot, code in slots[slot]?[code] ?? (code == EventCode.ABS_MT_TRACKING_ID ? -1 : 0) },
+            value: { type, code in type == EventCode.EV_KEY && code == EventCode.BTN_TOUCH ? 1 : 0 })
+    }
+
+    @Test func aFingerHeldThroughADropReappearsInAResyncFrameAndKeepsItsSlot() {
+        var decoder = TouchDecoder(device: Devices.protocolB, screen: screen, deviceIndex: 2)
+        // Finger down in slot 0, then the kernel drops events while it lifts and another lands in slot 1.
+        var frames = [ev(3, EventCode.ABS_MT_TRACKING_ID, 5), ev(3, EventCode.ABS_MT_POSITION_X, 600),
+                      ev(3, EventCode.ABS_MT_POSITION_Y, 400), ev(0, EventCode.SYN_REPORT, 0)].flatMap { decoder.feed($0) }
+        #expect(frames.last?.contacts.map(\.slot) == [0])
+        let drop = ev(0, EventCode.SYN_DROPPED, 0, at: 30)
+        frames = EvdevDevice.resynchronisation(dropped: drop, state: slotState(at: 40)).flatMap { decoder.feed($0) }
+        #expect(frames.count == 1)
+        #expect(frames[0].resync)
+        #expect(frames[0].device == 2)
+        #expect(frames[0].contacts.map(\.slot) == [1])
+        #expect(frames[0].contacts.first?.position == Vector2(100, 200))
+        // The kernel sends no ABS_MT_SLOT while slot 1 stays current: the move must land there.
+        frames = [ev(3, EventCode.ABS_MT_POSITION_X, 120, at: 50), ev(0, EventCode.SYN_REPORT, 0, at: 50)]
+            .flatMap { decoder.feed($0) }
+        #expect(frames.map(\.resync) == [false])
+        #expect(frames.last?.contacts.first?.position == Vector2(120, 200))
+        frames = [ev(3, EventCode.ABS_MT_TRACKING_ID, -1, at: 60), ev(0, EventCode.SYN_REPORT, 0, at: 60)]
+            .flatMap { decoder.feed($0) }
+        #expect(frames.last?.contacts == [])
+    }
+
+    @Test func stateListsEverySlotWithItsTrackingIDLastThenTheCurrentSlot() {
+        let events = slotState(at: 0)
+        #expect(events.filter { $0.code == EventCode.ABS_MT_SLOT }.map(\.value) == Array(0...9) + [1])
+        let slot1 = events.drop { !($0.code == EventCode.ABS_MT_SLOT && $0.value == 1) }.dropFirst().prefix(3)
+        #expect(slot1.map(\.code) == [EventCode.ABS_MT_POSITION_X, EventCode.ABS_MT_POSITION_Y, EventCode.ABS_MT_TRACKING_ID])
+        #expect(events.last?.code == EventCode.SYN_REPORT && events.last?.type == EventCode.EV_SYN)
+        #expect(events.contains(InputEvent(time: t0, type: EventCode.EV_KEY, code: EventCode.BTN_TOUCH, value: 1)))
+    }
+
+    @Test func aSingleTouchPressHeldThroughADropIsDownAfterTheResync() {
+        var decoder = TouchDecoder(device: Devices.singleTouch, screen: screen)
+        let state = EvdevDevice.stateEvents(
+            info: Devices.singleTouch, slots: -1, currentSlot: 0, at: t0,
+            slotValue: { _, _ in 0 },
+            value: { type, code in
+                switch (type, code) {
+                case (EventCode.EV_KEY, EventCode.BTN_TOUCH): return 1
+                case (EventCode.EV_ABS, EventCode.ABS_X): return 2048
+                case (EventCode.EV_ABS, EventCode.ABS_Y): return 1024
+                default: return 0
+                }
+            })
+        #expect(!state.contains { $0.code == EventCode.ABS_MT_SLOT && $0.type == EventCode.EV_ABS })
+        let frames = EvdevDevice.resynchronisation(dropped: ev(0, EventCode.SYN_DROPPED, 0), state: state)
+            .flatMap { decoder.feed($0) }
+        #expect(frames.count == 1 && frames[0].resync)
+        #expect(frames[0].contacts.first?.position == Vector2(640, 200))
     }
 }
 

@@ -48,6 +48,8 @@ fi
 [ -d "$moddir/kernel" ] || vm_die "no kernel modules in $moddir"
 
 root=$(mktemp -d /tmp/vm-initramfs.XXXXXX)
+# mktemp makes the folder 0700; as the guest's / it must let every user in.
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,usr/bin,usr/local/bin,lib/modules,var/cache}
 

@@ -115,6 +115,33 @@ vm-screendump fbdev
 wait $pid
 say "run4 rc=$?"
 show RUN4 /tmp/run4.log
+sleep 0.5
+vm-screendump after-fbdev
+
+# --- 5: a named connector and mode; a connector that is not there -------------------------
+bubble-kiosk run --display drm --connector Virtual-1 --mode 1024x768@60 --attract --duration 4 --status \
+    --input none > /tmp/run5.log 2>&1 &
+pid=$!
+wait_for /tmp/run5.log '^t=2s' 40
+vm-screendump mode-1024
+wait $pid
+say "run5 rc=$?"
+show RUN5 /tmp/run5.log
+bubble-kiosk run --display drm --connector HDMI-A-1 --duration 1 --input none > /tmp/run6.log 2>&1
+say "run6 rc=$?"
+show RUN6 /tmp/run6.log
+
+# --- 6: an ordinary user outside the video group (devtmpfs nodes are root-only here) --------
+chmod 755 /  # the initramfs root comes from mktemp -d (0700)
+echo 'root:x:0:0:root:/root:/bin/sh' > /etc/passwd
+echo 'kiosk:x:1000:1000:kiosk:/tmp:/bin/sh' >> /etc/passwd
+printf 'root:x:0:\nkiosk:x:1000:\n' > /etc/group
+su -s /bin/sh kiosk -c '/usr/local/bin/bubble-kiosk devices' > /tmp/user-devices.log 2>&1
+say "user devices rc=$?"
+show USERDEV /tmp/user-devices.log
+su -s /bin/sh kiosk -c '/usr/local/bin/bubble-kiosk run --display drm --duration 1' > /tmp/user-run.log 2>&1
+say "user run rc=$?"
+show USERRUN /tmp/user-run.log
 say "done"
 exit 0
 EOF
@@ -196,12 +223,33 @@ check "run 3 stopped on SIGTERM with exit 0" has '^DISPLAY-TEST run3 rc=0'
 check "after SIGTERM: the console is back" dump after-term --expect console
 check "run 4 (fbdev) exited 0" has '^DISPLAY-TEST run4 rc=0'
 check "fbdev: the game is on screen" dump fbdev --expect graphics --region 0,0,100%,6=$hud@0.9
+check "after fbdev: the console is back" dump after-fbdev --expect console
+check "run 5 used the named connector and mode" \
+    bash -c "grep -q '^DISPLAY-TEST run5 rc=0' '$log' &&
+             grep -q '^RUN5| bubble-kiosk: display drm:/dev/dri/card0 Virtual-1 1024x768@60,' '$log'"
+check "mode-1024: the screen is 1024x768 with the HUD on top" \
+    bash -c "python3 '$VM_DIR/ppm.py' info '$out/mode-1024.ppm' | grep -q 'size 1024x768' &&
+             python3 '$VM_DIR/ppm.py' check '$out/mode-1024.ppm' --expect graphics --region 0,0,100%,6=$hud@0.9"
+check "a missing connector is a clear error with exit 1" \
+    bash -c "grep -q '^DISPLAY-TEST run6 rc=1' '$log' &&
+             grep -q '^RUN6| bubble-kiosk: no DRM card with connector HDMI-A-1 (/dev/dri/card0: Virtual-1 connected)' '$log'"
+check "no run reported a failed restore of the saved CRTC" bash -c "! grep -q 'restoring the screen' '$log'"
+check "ordinary user: devices exits 0" has '^DISPLAY-TEST user devices rc=0'
+check "ordinary user: devices names the video group for the card" \
+    has '^USERDEV\|   /dev/dri/card0: permission denied: add the user to the video group'
+check "ordinary user: devices still shows connectors from sysfs" \
+    has '^USERDEV\|     Virtual-1: connected \(from sysfs\), modes: 1280x800 '
+check "ordinary user: devices names the video group for fbdev" \
+    has '^USERDEV\|   /dev/fb0: permission denied: add the user to the video group'
+check "ordinary user: run fails with the permission hint and exit 1" \
+    bash -c "grep -q '^DISPLAY-TEST user run rc=1' '$log' &&
+             grep -q '^USERRUN| bubble-kiosk: /dev/dri/card0: permission denied: add the user to the video group' '$log'"
 
 for f in "$out"/*.ppm; do
     if [ -e "$f" ]; then python3 "$VM_DIR/ppm.py" png "$f" > /dev/null || true; fi
 done
 echo "--- from the guest"
-grep -E '^DISPLAY-TEST|^(RUN[0-9]|SECOND)\| (bubble-kiosk|t=[0-9]+s)' "$log" | grep -vE '\| t=[2-7]s' || true
+grep -E '^DISPLAY-TEST|^(RUN[0-9]|SECOND|USERRUN)\| (bubble-kiosk|t=[0-9]+s)' "$log" | grep -vE '\| t=[2-7]s' || true
 echo "--- timings: build ${t_build} s, initramfs ${t_initrd} s, total ${t_vm} s"
 echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
 if [ $failed -gt 0 ]; then

@@ -75,7 +75,7 @@ public struct ConfigKey: Sendable {
             settings[keyPath: path] = value
         case .numbers(let path, let count):
             let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let values = parts.compactMap { parseConfigDouble(String($0)) }
+            let values = parts.compactMap { parseConfigDouble(String($0)) }.filter(\.isFinite)
             guard parts.count == count, values.count == count else { return rejected }
             settings[keyPath: path] = values
         }
