@@ -53,8 +53,8 @@ struct DevicesCommand: KioskCommand {
     }
 
     static func describe(_ c: DRMConnector) -> [String] {
-        guard c.status == .connected else { return ["    \(c.name): \(c.status.rawValue)"] }
-        var head = "    \(c.name): connected, \(c.mmWidth)x\(c.mmHeight) mm"
+        guard c.mayBeUsable else { return ["    \(c.name): \(c.status.rawValue)"] }
+        var head = "    \(c.name): \(c.status.rawValue), \(c.mmWidth)x\(c.mmHeight) mm"
         if let preferred = DRMModeRequest.choose(nil, among: c.modes) {
             if let density = PixelDensity.pxPerMM(pixels: preferred.size, mmWidth: c.mmWidth, mmHeight: c.mmHeight) {
                 head += ", \(formatDensity(density)) px/mm at \(preferred)"

@@ -26,6 +26,13 @@ final class KioskApp {
     let touchTransform: TouchTransform
     private var started = TimeStamp.zero
     private var frames = 0
+    /// Frames are paced to at most 60 a second: some drivers (bochs-drm) report page flips at
+    /// once rather than at vblank, and drawing on every flip event would spin.
+    private let frameIntervalMS = 1000.0 / 60
+    private var lastFrameAt: TimeStamp?
+    private var waitingFrame: TimeStamp?
+    /// The scene last presented, to tell whether a paced-out frame still has something to show.
+    private var lastScene: Scene?
     private var nextShot: TimeStamp?
     private var nextStatus: TimeStamp?
     private var exitCode: Int32 = 0
@@ -88,15 +95,20 @@ final class KioskApp {
         input.advance(to: now)
         let events = session.advance(to: now)
         builder.note(events, round: session.game.round, at: now)
+        waitingFrame = nil
         if display.canPresent {
+            let due = lastFrameAt?.adding(milliseconds: frameIntervalMS - 1) ?? now
             let scene = builder.scene(session, at: now)
-            let damage = renderer.render(scene)
+            let damage = now >= due ? renderer.render(scene) : []
+            if now < due && scene != lastScene { waitingFrame = due }
             if !damage.isEmpty {
                 do {
                     inFlightInput = unshownInput ?? inFlightInput
                     unshownInput = nil
                     try display.present(renderer.frame, damage: damage)
                     frames += 1
+                    lastFrameAt = now
+                    lastScene = scene
                 } catch {
                     Console.errorLine("bubble-kiosk: display \(display.name): \(error)")
                 }
@@ -112,7 +124,7 @@ final class KioskApp {
             nextStatus = due.adding(milliseconds: 1000)
             if nextStatus! <= now { nextStatus = now.adding(milliseconds: 1000) }
         }
-        var deadlines = [session.nextDeadline, builder.nextChange(session.game, at: now),
+        var deadlines = [session.nextDeadline, builder.nextChange(session.game, at: now), waitingFrame,
                          input.nextDeadline, nextShot, nextStatus]
         if let d = options.duration {
             let end = started.adding(milliseconds: d * 1000)

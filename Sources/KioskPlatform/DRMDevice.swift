@@ -109,6 +109,7 @@ public struct DRMModeRequest: Equatable, Sendable, CustomStringConvertible {
 
 /// A connector (a socket or panel): its kernel name such as `HDMI-A-1`, state and modes.
 public struct DRMConnector {
+    /// The kernel's drmModeConnection: `unknown` is common for panels that cannot detect.
     public enum Status: String { case connected, disconnected, unknown }
 
     public var id: UInt32
@@ -137,6 +138,9 @@ public struct DRMConnector {
 
     /// Connected and offering at least one mode: something the kiosk can show on.
     public var isUsable: Bool { status == .connected && !modes.isEmpty }
+    /// Not known to be unplugged and offering modes: usable when asked for by name, or when no
+    /// card has a connected screen (some fixed panels cannot detect and say `unknown`).
+    public var mayBeUsable: Bool { status != .disconnected && !modes.isEmpty }
 
     /// The kernel's names for DRM_MODE_CONNECTOR_* (drm_connector_enum_list), so names match
     /// /sys/class/drm and the kernel log even with libdrm older than drmModeGetConnectorTypeName.

@@ -84,7 +84,7 @@ public final class DRMDisplay: Display {
         missed = [[], []]
         reportedPxPerMM = pxPerMMOverride
             ?? PixelDensity.pxPerMM(pixels: mode.size, mmWidth: connector.mmWidth, mmHeight: connector.mmHeight)
-        name = "drm:\(device.path) \(connector.name) \(mode)" + (rotation != 0 ? " rot\(rotation)" : "")
+        name = "drm:\(device.path):\(connector.name):\(mode)" + (rotation != 0 ? ":rot\(rotation)" : "")
         flipResult = .allocate(capacity: 1)
         flipResult.initialize(to: CDRM_flip_result())
     }
@@ -104,6 +104,7 @@ public final class DRMDisplay: Display {
         }
         var seen: [String] = []
         var firstError: Error?
+        var undetected: (DRMDevice, DRMResources, DRMConnector)?
         for path in paths {
             do {
                 let device = try DRMDevice(path: path)
@@ -111,13 +112,15 @@ public final class DRMDisplay: Display {
                 let connectors = try resources.connectorIDs.map { try device.connector(id: $0) }
                 if let wanted = connectorName {
                     if let c = connectors.first(where: { $0.name == wanted }) {
-                        guard c.isUsable else {
+                        guard c.mayBeUsable else {
                             throw DisplaySetupError.noDisplay("\(path): connector \(wanted) is \(c.status.rawValue)")
                         }
                         return (device, resources, c)
                     }
                 } else if let c = connectors.first(where: \.isUsable) {
                     return (device, resources, c)
+                } else if undetected == nil, let c = connectors.first(where: \.mayBeUsable) {
+                    undetected = (device, resources, c)
                 }
                 let list = connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", ")
                 seen.append("\(path): \(list.isEmpty ? "no connectors" : list)")
@@ -127,6 +130,7 @@ public final class DRMDisplay: Display {
                 seen.append("\(error)")
             }
         }
+        if let undetected { return undetected }
         // Only errors (say, permission denied on the one card): that error says it best.
         if let firstError, seen.count == 1 { throw firstError }
         let what = connectorName.map { "connector \($0)" } ?? "a connected screen"

@@ -10,6 +10,8 @@ public protocol Display: AnyObject {
     var name: String { get }
     /// The size the game lays out for (after rotation).
     var size: PixelSize { get }
+    /// Degrees clockwise the picture is turned on the panel (0, 90, 180, 270).
+    var rotation: Int { get }
     /// Physical pixel density when the display reports a believable one.
     var reportedPxPerMM: Double? { get }
     /// False while a frame is still on its way to the screen (a page flip pending): draw later.
@@ -30,7 +32,7 @@ public protocol Display: AnyObject {
 }
 
 extension Display {
-    /// Degrees clockwise the picture is turned on the panel; displays that rotate override it.
+    /// Displays that never rotate.
     public var rotation: Int { 0 }
 
     /// The panel's size in its own orientation: what touch devices span.
