@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev fonts-dejavu-co
                 evemu-tools qemu-system-x86 busybox-static python3
 DEPS_STAMP  := build/.deps-installed
 
-.PHONY: all deps build release test unit-test run bench clean
+.PHONY: all deps build release test unit-test vm-test run bench clean
 
 all: build
 
@@ -41,7 +41,15 @@ unit-test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-test: unit-test
+# The real kernel under QEMU: the harness itself, the DRM display, evdev input with hotplug,
+# and the end-to-end game (DRM + evdev + all four rotations). All use the release binary.
+vm-test: release
+	bash Tests/vm/selftest.sh
+	bash Tests/vm/display-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
+
+test: unit-test vm-test
 
 # The kiosk in a virtual framebuffer, attract mode: the screen goes to build/screen.png every
 # second, a status line to the terminal. Ctrl-C stops it.
