@@ -1,0 +1,340 @@
+/// The line-by-line state machine behind `EvemuRecording.parse`.
+struct EvemuParser {
+    /// Where in the file we are; header sections must come in this order, as evemu reads them.
+    enum Stage: Int, Comparable {
+        case name, id, properties, bits, axes, leds, switches, events
+
+        static func < (a: Stage, b: Stage) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    static let eventSyntax = "'E: <sec.usec> <type> <code> <value>'"
+    /// evemu's `EV_CNT` and `ABS_CNT`: the largest event type and axis code plus one.
+    static let eventTypeCount = 0x20
+    static let axisCount = 0x40
+
+    let file: String
+    var lineNumber = 0
+    var stage = Stage.name
+    var sawFirstLine = false
+
+    var version = EvemuRecording.FormatVersion(major: 1, minor: 0)
+    var name = ""
+    var id = EvemuRecording.DeviceID(bus: 0, vendor: 0, product: 0, version: 0)
+    var properties = Set<Int>()
+    var propertyBytes = 0
+    /// Bytes of mask read so far per event type: repeated `B:` lines continue where the last ended.
+    var maskBytes: [Int: Int] = [:]
+    var eventCodes: [UInt16: Set<UInt16>] = [:]
+    var axes: [UInt16: AxisInfo] = [:]
+    var axisLines: [UInt16: Int] = [:]
+    var events: [InputEvent] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func parse(_ text: String) throws(RecordingError) -> EvemuRecording {
+        let lines = Self.splitLines(text)
+        for (index, raw) in lines.enumerated() {
+            lineNumber = index + 1
+            try parseLine(raw)
+        }
+        // An error at the end of the file names its last line (or line 1 when it is empty).
+        lineNumber = max(lines.count, 1)
+        switch stage {
+        case .name: throw failure("expected 'N: <device name>', got end of file")
+        case .id: throw failure("expected 'I: <bus> <vendor> <product> <version>', got end of file")
+        default: break
+        }
+        let keys = eventCodes[EventCode.EV_KEY] ?? []
+        let device = TouchDeviceInfo(name: name, axes: axes, keys: keys, properties: properties)
+        return EvemuRecording(formatVersion: version, id: id, device: device,
+                              eventCodes: eventCodes, events: events)
+    }
+
+    /// Splits on LF and drops a CR before it: Swift treats CR LF as one `Character`, so
+    /// splitting the `String` itself would miss Windows line ends.
+    static func splitLines(_ text: String) -> [String] {
+        var lines: [String] = []
+        var current: [UInt8] = []
+        for byte in text.utf8 {
+            if byte == 0x0A {
+                if current.last == 0x0D { current.removeLast() }
+                lines.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+            } else {
+                current.append(byte)
+            }
+        }
+        if !current.isEmpty {
+            if current.last == 0x0D { current.removeLast() }
+            lines.append(String(decoding: current, as: UTF8.self))
+        }
+        return lines
+    }
+
+    mutating func parseLine(_ raw: String) throws(RecordingError) {
+        let line = Self.trimmed(raw)
+        if line.isEmpty { return }
+        let isFirst = !sawFirstLine
+        sawFirstLine = true
+        if line.hasPrefix("#") {
+            if isFirst { try parseVersion(line) }
+            return
+        }
+        let tag = line.count >= 2 && line.dropFirst().first == ":" ? line.first : nil
+        let fields = Self.fields(afterTag: line)
+        switch (stage, tag) {
+        case (.name, "N"):
+            try parseName(line)
+        case (.name, _):
+            throw failure("expected 'N: <device name>', got '\(Self.quoted(line))'")
+        case (.id, "I"):
+            try parseID(line, fields)
+        case (.id, _):
+            throw failure("expected 'I: <bus> <vendor> <product> <version>' after the name, got '\(Self.quoted(line))'")
+        case (.events, "E"):
+            try parseEvent(line, fields)
+        case (.events, _):
+            throw failure("expected an event line \(Self.eventSyntax), got '\(Self.quoted(line))'")
+        case (_, "P"):
+            try enter(.properties, line)
+            try parseProperties(line, fields)
+        case (_, "B"):
+            try enter(.bits, line)
+            try parseBits(line, fields)
+        case (_, "A"):
+            try enter(.axes, line)
+            try parseAxis(line, fields)
+        case (_, "L"), (_, "S"):
+            try enter(tag == "L" ? .leds : .switches, line)
+            try parseState(line, fields)
+        case (_, "E"):
+            stage = .events
+            try parseEvent(line, fields)
+        default:
+            throw failure("expected a 'P:', 'B:', 'A:', 'L:', 'S:' or 'E:' line, got '\(Self.quoted(line))'")
+        }
+    }
+
+    /// Moves to a later header section; going back is an error, because evemu stops reading
+    /// the header at the first out-of-order line and would silently lose the rest.
+    mutating func enter(_ section: Stage, _ line: String) throws(RecordingError) {
+        if section < stage {
+            throw failure("expected header lines in the order N, I, P, B, A, L, S, got '\(Self.quoted(line))' after \(Self.sectionName(stage)) lines")
+        }
+        stage = section
+    }
+
+    static func sectionName(_ stage: Stage) -> String {
+        switch stage {
+        case .name: return "'N:'"
+        case .id: return "'I:'"
+        case .properties: return "'P:'"
+        case .bits: return "'B:'"
+        case .axes: return "'A:'"
+        case .leds: return "'L:'"
+        case .switches: return "'S:'"
+        case .events: return "'E:'"
+        }
+    }
+
+    // MARK: Header lines
+
+    mutating func parseVersion(_ line: String) throws(RecordingError) {
+        let words = line.dropFirst().split(whereSeparator: Self.isSpace)
+        guard words.first == "EVEMU" else { return }  // an ordinary comment: format 1.0
+        let numbers = words.count == 2 ? words[1].split(separator: ".", omittingEmptySubsequences: false) : []
+        guard numbers.count == 2, let major = Self.decimal(numbers[0]), let minor = Self.decimal(numbers[1]),
+              major >= 0, minor >= 0 else {
+            throw failure("expected '# EVEMU <major>.<minor>', got '\(Self.quoted(line))'")
+        }
+        version = EvemuRecording.FormatVersion(major: major, minor: minor)
+    }
+
+    mutating func parseName(_ line: String) throws(RecordingError) {
+        let value = line.dropFirst(2).drop(while: { Self.isSpace($0) })
+        guard !value.isEmpty else { throw failure("expected 'N: <device name>', got '\(Self.quoted(line))'") }
+        name = String(value)
+        stage = .id
+    }
+
+    mutating func parseID(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+        let numbers = fields.compactMap { Self.hex($0, maxDigits: 4) }
+        guard fields.count == 4, numbers.count == 4 else {
+            throw failure("expected 'I: <bus> <vendor> <product> <version>' (4 hex numbers), got '\(Self.quoted(line))'")
+        }
+        id = EvemuRecording.DeviceID(bus: UInt16(numbers[0]), vendor: UInt16(numbers[1]),
+                                     product: UInt16(numbers[2]), version: UInt16(numbers[3]))
+        stage = .properties
+    }
+
+    mutating func parseProperties(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+        let bytes = fields.compactMap { Self.hex($0, maxDigits: 2) }
+        guard fields.count == 8, bytes.count == 8 else {
+            throw failure("expected 'P:' and 8 hex bytes, got '\(Self.quoted(line))'")
+        }
+        for bit in Self.setBits(bytes) { properties.insert(propertyBytes * 8 + bit) }
+        propertyBytes += 8
+    }
+
+    mutating func parseBits(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+        let numbers = fields.compactMap { Self.hex($0, maxDigits: 2) }
+        guard fields.count == 9, numbers.count == 9 else {
+            throw failure("expected 'B: <type>' and 8 hex bytes, got '\(Self.quoted(line))'")
+        }
+        let type = numbers[0]
+        guard type < Self.eventTypeCount else {
+            throw failure("expected an event type below 0x20 in 'B:' line, got 0x\(String(type, radix: 16)) in '\(Self.quoted(line))'")
+        }
+        let offset = maskBytes[type, default: 0]
+        var codes = eventCodes[UInt16(type), default: []]
+        for bit in Self.setBits(Array(numbers.dropFirst())) {
+            let code = offset * 8 + bit
+            guard code <= Int(UInt16.max) else {
+                throw failure("expected event codes up to 0xffff, got bit \(code) in '\(Self.quoted(line))'")
+            }
+            codes.insert(UInt16(code))
+        }
+        eventCodes[UInt16(type)] = codes
+        maskBytes[type] = offset + 8
+    }
+
+    mutating func parseAxis(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+        // evemu writes the resolution column only from format 1.2 on; either shape is accepted
+        // in any version, so hand-edited files need not match their version line exactly.
+        let syntax = "'A: <code> <min> <max> <fuzz> <flat> [<resolution>]'"
+        guard fields.count == 5 || fields.count == 6 else {
+            throw failure("expected \(syntax) (5 or 6 numbers), got \(fields.count) numbers in '\(Self.quoted(line))'")
+        }
+        let values = fields.dropFirst().compactMap { Self.int32($0) }
+        guard let code = Self.hex(fields[0], maxDigits: 4), values.count == fields.count - 1 else {
+            throw failure("expected \(syntax), got '\(Self.quoted(line))'")
+        }
+        guard code < Self.axisCount else {
+            throw failure("expected an axis code below 0x40, got 0x\(String(code, radix: 16)) in '\(Self.quoted(line))'")
+        }
+        let axis = UInt16(code)
+        let name = "0x" + Self.hex2(code)
+        if let first = axisLines[axis] {
+            throw failure("expected one 'A:' line per axis, got a second one for axis \(name) (first on line \(first))")
+        }
+        // evemu-device only creates the axes the mask enables; an A: line without its bit
+        // would replay differently from how it decodes here.
+        guard eventCodes[EventCode.EV_ABS]?.contains(axis) == true else {
+            throw failure("expected axis \(name) to be enabled by a 'B: 03' line, got an 'A:' line without it")
+        }
+        guard values[0] <= values[1] else {
+            throw failure("expected min <= max for axis \(name), got min \(values[0]) and max \(values[1])")
+        }
+        axes[axis] = AxisInfo(minimum: values[0], maximum: values[1], fuzz: values[2], flat: values[3],
+                              resolution: values.count == 5 ? values[4] : 0)
+        axisLines[axis] = lineNumber
+    }
+
+    /// `L: code state` or `S: code state`: checked, then ignored (a recording replays input, not LEDs).
+    mutating func parseState(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+        let tag = line.prefix(2)
+        guard fields.count == 2, Self.hex(fields[0], maxDigits: 4) != nil, Self.int32(fields[1]) != nil else {
+            throw failure("expected '\(tag) <code> <state>', got '\(Self.quoted(line))'")
+        }
+    }
+
+    // MARK: Events
+
+    mutating func parseEvent(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+        // Anything after the four fields must be the `# EV_ABS / ...` comment evemu appends.
+        if fields.count > 4, !fields[4].hasPrefix("#") {
+            throw failure("expected \(Self.eventSyntax) and an optional '# comment', got '\(Self.quoted(line))'")
+        }
+        guard fields.count >= 4 else {
+            throw failure("expected \(Self.eventSyntax), got '\(Self.quoted(line))'")
+        }
+        guard let time = Self.timeStamp(fields[0]) else {
+            throw failure("expected \(Self.eventSyntax) with a time of seconds and 6 digits of microseconds, got '\(Self.quoted(line))'")
+        }
+        guard let type = Self.hex(fields[1], maxDigits: 4), let code = Self.hex(fields[2], maxDigits: 4) else {
+            throw failure("expected \(Self.eventSyntax) with hex type and code, got '\(Self.quoted(line))'")
+        }
+        guard let value = Self.int32(fields[3]) else {
+            throw failure("expected \(Self.eventSyntax) with a 32-bit decimal value, got '\(Self.quoted(line))'")
+        }
+        events.append(InputEvent(time: time, type: UInt16(type), code: UInt16(code), value: value))
+    }
+
+    // MARK: Lexing
+
+    func failure(_ message: String) -> RecordingError {
+        RecordingError(file: file, line: lineNumber, message: message)
+    }
+
+    static func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" }
+
+    static func trimmed(_ s: String) -> String {
+        var chars = Substring(s)
+        while let last = chars.last, isSpace(last) { chars.removeLast() }
+        while let first = chars.first, isSpace(first) { chars.removeFirst() }
+        return String(chars)
+    }
+
+    /// The whitespace-separated fields after a `X:` tag (evemu's scanf also allows `X:value`).
+    static func fields(afterTag line: String) -> [Substring] {
+        line.dropFirst(2).split(whereSeparator: isSpace)
+    }
+
+    /// The line as quoted in errors, shortened so a garbage line does not flood the log.
+    static func quoted(_ line: String) -> String {
+        line.count <= 100 ? line : String(line.prefix(97)) + "..."
+    }
+
+    static func hex(_ s: Substring, maxDigits: Int) -> Int? {
+        guard !s.isEmpty, s.count <= maxDigits, s.allSatisfy(\.isHexDigit) else { return nil }
+        return Int(s, radix: 16)
+    }
+
+    static func hex2(_ v: Int) -> String {
+        let digits = String(v, radix: 16)
+        return digits.count < 2 ? "0" + digits : digits
+    }
+
+    static func decimal(_ s: Substring) -> Int? {
+        guard !s.isEmpty, s.count <= 18, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(s)
+    }
+
+    /// A signed decimal as `%d` reads it, `-001` included; nil when it does not fit 32 bits.
+    static func int32(_ s: Substring) -> Int32? {
+        var digits = s
+        var negative = false
+        if let sign = digits.first, sign == "-" || sign == "+" {
+            negative = sign == "-"
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        // Leading zeros would otherwise count against the length limit below.
+        let significant = digits.drop(while: { $0 == "0" })
+        guard significant.count <= 10 else { return nil }
+        let magnitude = Int64(significant) ?? 0
+        let value = negative ? -magnitude : magnitude
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
+        return Int32(value)
+    }
+
+    /// `seconds.microseconds` with exactly six microsecond digits, as evemu writes them: a
+    /// shorter fraction such as `0.1` means 1 us to evemu but 100 ms to a human, so it is refused.
+    static func timeStamp(_ s: Substring) -> TimeStamp? {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let seconds = decimal(parts[0]), parts[1].count == 6,
+              let micros = decimal(parts[1]) else { return nil }
+        let (scaled, overflow) = Int64(seconds).multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow else { return nil }
+        return TimeStamp(microseconds: scaled + Int64(micros))
+    }
+
+    /// Indices of the set bits of little-endian mask bytes (bit 0 of byte 0 first).
+    static func setBits(_ bytes: [Int]) -> [Int] {
+        var bits: [Int] = []
+        for (index, byte) in bytes.enumerated() {
+            for bit in 0..<8 where byte & (1 << bit) != 0 { bits.append(index * 8 + bit) }
+        }
+        return bits
+    }
+}
