@@ -41,6 +41,9 @@ final class KioskApp {
     private var unshownInput: TimeStamp?
     private var inFlightInput: TimeStamp?
     private(set) var latencies: [Double] = []
+    /// The kiosk runs for months: keep the latest samples only, as a ring.
+    private let latencyCapacity = 4096
+    private var latencyNext = 0
 
     init(settings: Settings, display: Display, input: TouchInput, options: Options) throws {
         self.display = display
@@ -82,7 +85,13 @@ final class KioskApp {
             guard let input = inFlightInput else { return }
             inFlightInput = nil
             // The kernel stamps evdev events and flips with CLOCK_MONOTONIC, like the loop.
-            latencies.append(shownAt.milliseconds(since: input))
+            let sample = shownAt.milliseconds(since: input)
+            if latencies.count < latencyCapacity {
+                latencies.append(sample)
+            } else {
+                latencies[latencyNext] = sample
+            }
+            latencyNext = (latencyNext + 1) % latencyCapacity
         }
         loop.onWake = { [unowned self] now in wake(now) }
         defer { finish() }
@@ -166,6 +175,7 @@ final class KioskApp {
             let v = sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
             return String((v * 100).rounded() / 100)
         }
+        // Over the last `latencyCapacity` samples at most.
         return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(pct(0.5)) "
             + "p95=\(pct(0.95)) max=\(pct(1)) samples=\(sorted.count)"
     }

@@ -34,3 +34,50 @@ vm_need_pkgs() {
 # Seconds since the epoch with milliseconds, for timing messages.
 vm_now() { date +%s.%N | cut -c1-14; }
 vm_elapsed() { awk -v a="$1" -v b="$(vm_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --- host-side assertions on a VM run (used by e2e-test.sh) --------------------------------
+# Set VM_LOG to the run's serial.log first. Each check prints "ok   WHAT" or "FAIL WHAT" and
+# counts into VM_PASSED / VM_FAILED; vm_summary NAME prints "NAME: N passed, N failed".
+VM_PASSED=0 VM_FAILED=0 VM_LOG=
+
+# vm_check WHAT COMMAND...: passes when the command exits 0 (its output is discarded).
+vm_check() {
+    local what=$1; shift
+    if "$@" > /dev/null 2>&1; then
+        VM_PASSED=$((VM_PASSED + 1)); echo "ok   $what"
+    else
+        VM_FAILED=$((VM_FAILED + 1)); echo "FAIL $what"
+    fi
+}
+
+# vm_check_show WHAT COMMAND...: like vm_check, but on failure (or with VM_VERBOSE=1) the
+# command's output follows, indented.
+vm_check_show() {
+    local what=$1 out rc=0; shift
+    out=$("$@" 2>&1) || rc=$?
+    if [ $rc = 0 ]; then
+        VM_PASSED=$((VM_PASSED + 1)); echo "ok   $what"
+    else
+        VM_FAILED=$((VM_FAILED + 1)); echo "FAIL $what"
+    fi
+    if [ $rc != 0 ] || [ "${VM_VERBOSE:-0}" = 1 ]; then printf '%s\n' "$out" | sed 's/^/       /'; fi
+    return 0
+}
+
+# vm_has REGEX: a line of $VM_LOG matches (extended regex).
+vm_has() { grep -qE -- "$1" "$VM_LOG"; }
+
+# vm_lines PREFIX: the lines a guest printed as "PREFIX| ...", without the prefix.
+vm_lines() { grep -E "^$1\| " "$VM_LOG" | sed "s/^$1| //"; }
+
+# vm_in_order PREFIX REGEX...: lines of `vm_lines PREFIX` match the regexes in this order.
+vm_in_order() {
+    local prefix=$1 after=0 re line; shift
+    for re in "$@"; do
+        line=$(vm_lines "$prefix" | grep -nE -- "$re" | awk -F: -v a="$after" '$1 > a { print $1; exit }')
+        [ -n "$line" ] || return 1
+        after=$line
+    done
+}
+
+vm_summary() { echo "$1: $VM_PASSED passed, $VM_FAILED failed"; }
