@@ -81,3 +81,19 @@ import KioskRender
         #expect(colourful > 200)
     }
 }
+
+@Suite struct IdleTests {
+    @Test func anIdleKioskDrawsOnceAndSleeps() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        let conf = dir.appendingPathComponent("idle.conf")
+        try "[attract]\ndemo = false\n".write(to: conf, atomically: true, encoding: .utf8)
+        let r = try CommandRunner.run(["run", "--display", "virtual:640x400", "--config", conf.path,
+                                       "--duration", "2", "--stats", "--seed", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // One frame for the start screen; then poll() sleeps until the --duration deadline.
+        let stats = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("stats: ") })
+        #expect(stats.contains("frames=1 "), "\(stats)")
+        let wakeups = Int(stats.split(separator: " ").first { $0.hasPrefix("wakeups=") }?.dropFirst(8) ?? "") ?? -1
+        #expect((0...2).contains(wakeups), "\(stats)")
+    }
+}
