@@ -200,7 +200,7 @@ check "devices marks the preferred mode" has '^DEVICES\|       15 modes: 1280x80
 check "devices lists /dev/fb0" has '^DEVICES\|   /dev/fb0 \(bochs-drmdrmfb\): 1280x800, 32 bpp XRGB8888'
 check "run 1 exited 0" has '^DISPLAY-TEST run1 rc=0'
 check "run 1 used the DRM display in the preferred mode" \
-    has '^RUN1\| bubble-kiosk: display drm:/dev/dri/card0 Virtual-1 1280x800@75,'
+    has '^RUN1\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1280x800@75,'
 check "run 1 drew frames" has '^RUN1\| t=[0-9]+s frames=[1-9][0-9]* screen=demo'
 check "second instance refused with the DRM-master message" \
     has '^SECOND\| bubble-kiosk: /dev/dri/card0: cannot become DRM master \(another program owns the display: stop it, or switch VT\)'
@@ -212,7 +212,7 @@ check "game: background below the HUD" dump game --region 0,60,100%,100%=$backgr
 check "game: bubble colours on screen" at_least "$(share_near game "$bubbles" 24)" 0.003
 check "game: the first instance kept the screen" dump game-later --expect graphics --region 0,0,100%,6=$hud@0.9
 check "after exit: the console is back" dump after-exit --expect console
-check "run 2 exited 0 with an 800x1280 game" has '^RUN2\| bubble-kiosk: display drm:/dev/dri/card0 Virtual-1 1280x800@75 rot90,'
+check "run 2 exited 0 with an 800x1280 game" has '^RUN2\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1280x800@75:rot90,'
 check "rot90: not the text console" dump rot90 --expect graphics
 check "rot90: HUD band down the right side" dump rot90 --region 1274,0,1280,800=$hud@0.9
 check "rot90: no HUD band along the top" bash -c "! python3 '$VM_DIR/ppm.py' check '$out/rot90.ppm' --region 0,0,100%,6=$hud@0.9"
@@ -226,7 +226,7 @@ check "fbdev: the game is on screen" dump fbdev --expect graphics --region 0,0,1
 check "after fbdev: the console is back" dump after-fbdev --expect console
 check "run 5 used the named connector and mode" \
     bash -c "grep -q '^DISPLAY-TEST run5 rc=0' '$log' &&
-             grep -q '^RUN5| bubble-kiosk: display drm:/dev/dri/card0 Virtual-1 1024x768@60,' '$log'"
+             grep -q '^RUN5| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1024x768@60,' '$log'"
 check "mode-1024: the screen is 1024x768 with the HUD on top" \
     bash -c "python3 '$VM_DIR/ppm.py' info '$out/mode-1024.ppm' | grep -q 'size 1024x768' &&
              python3 '$VM_DIR/ppm.py' check '$out/mode-1024.ppm' --expect graphics --region 0,0,100%,6=$hud@0.9"

@@ -42,25 +42,26 @@ VM_PASSED=0 VM_FAILED=0 VM_LOG=
 
 # vm_check WHAT COMMAND...: passes when the command exits 0 (its output is discarded).
 vm_check() {
-    local what=$1; shift
+    local _vm_what=$1; shift
     if "$@" > /dev/null 2>&1; then
-        VM_PASSED=$((VM_PASSED + 1)); echo "ok   $what"
+        VM_PASSED=$((VM_PASSED + 1)); echo "ok   $_vm_what"
     else
-        VM_FAILED=$((VM_FAILED + 1)); echo "FAIL $what"
+        VM_FAILED=$((VM_FAILED + 1)); echo "FAIL $_vm_what"
     fi
 }
 
 # vm_check_show WHAT COMMAND...: like vm_check, but on failure (or with VM_VERBOSE=1) the
 # command's output follows, indented.
+# (Locals start with _vm_: bash scopes them dynamically, so the command would see them.)
 vm_check_show() {
-    local what=$1 out rc=0; shift
-    out=$("$@" 2>&1) || rc=$?
-    if [ $rc = 0 ]; then
-        VM_PASSED=$((VM_PASSED + 1)); echo "ok   $what"
+    local _vm_what=$1 _vm_out _vm_rc=0; shift
+    _vm_out=$("$@" 2>&1) || _vm_rc=$?
+    if [ $_vm_rc = 0 ]; then
+        VM_PASSED=$((VM_PASSED + 1)); echo "ok   $_vm_what"
     else
-        VM_FAILED=$((VM_FAILED + 1)); echo "FAIL $what"
+        VM_FAILED=$((VM_FAILED + 1)); echo "FAIL $_vm_what"
     fi
-    if [ $rc != 0 ] || [ "${VM_VERBOSE:-0}" = 1 ]; then printf '%s\n' "$out" | sed 's/^/       /'; fi
+    if [ $_vm_rc != 0 ] || [ "${VM_VERBOSE:-0}" = 1 ]; then printf '%s\n' "$_vm_out" | sed 's/^/       /'; fi
     return 0
 }
 
@@ -72,11 +73,11 @@ vm_lines() { grep -E "^$1\| " "$VM_LOG" | sed "s/^$1| //"; }
 
 # vm_in_order PREFIX REGEX...: lines of `vm_lines PREFIX` match the regexes in this order.
 vm_in_order() {
-    local prefix=$1 after=0 re line; shift
-    for re in "$@"; do
-        line=$(vm_lines "$prefix" | grep -nE -- "$re" | awk -F: -v a="$after" '$1 > a { print $1; exit }')
-        [ -n "$line" ] || return 1
-        after=$line
+    local _vm_prefix=$1 _vm_after=0 _vm_re _vm_line; shift
+    for _vm_re in "$@"; do
+        _vm_line=$(vm_lines "$_vm_prefix" | grep -nE -- "$_vm_re" | awk -F: -v a="$_vm_after" '$1 > a { print $1; exit }')
+        [ -n "$_vm_line" ] || return 1
+        _vm_after=$_vm_line
     done
 }
 

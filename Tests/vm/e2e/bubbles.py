@@ -6,10 +6,13 @@
         The score and status after popping the first K bubbles (id order), as shell assignments:
         SCORE=.. REMAINING=.. TOTAL=.. (10 points per tap a tap bubble needs, 20 per swipe
         bubble, 50 more for clearing the round: the defaults of [score]).
+    bubbles.py pick-drag STATE FROM
+        The id of the first swipe bubble with an id of FROM or more (else FROM): the one the
+        unplug scenario drags on.
     bubbles.py drag STATE ID ROTATION [--steps N]
-        E: lines of a one-finger press on bubble ID that drags slowly along its arrow (right
-        for a tap bubble), 16 ms a step, and never lifts; for the touchscreen round-recording
-        describes (axes 0..4095 over the 1280x800 panel).
+        E: lines of a one-finger press on bubble ID that drags along its arrow (right for a tap
+        bubble) at 2 px a 16 ms step (31 mm/s at 4 px/mm: a swipe if it lifted) and never
+        lifts; for the touchscreen round-recording describes (axes 0..4095 over the panel).
     bubbles.py check PPM STATE ROTATION --popped IDS
         Checks a screendump (panel orientation, 1280x800): every bubble not in IDS is drawn at
         the place `state` gives, mapped onto the panel for ROTATION, in one of the bubble
@@ -84,15 +87,36 @@ def drag(state, bubble_id, rotation, steps):
              "E: 0.000000 0003 0001 %d" % y, "E: 0.000000 0000 0000 0"]
     for i in range(1, steps + 1):
         t = i * 0.016
-        x, y = units(b["x"] + dx * i, b["y"] + dy * i)  # 1 game pixel a step
+        x, y = units(b["x"] + dx * 2 * i, b["y"] + dy * 2 * i)
         lines += ["E: %.6f 0003 0035 %d" % (t, x), "E: %.6f 0003 0036 %d" % (t, y),
                   "E: %.6f 0003 0000 %d" % (t, x), "E: %.6f 0003 0001 %d" % (t, y),
                   "E: %.6f 0000 0000 0" % t]
     print("\n".join(lines))
 
 
+def pick_drag(state, first):
+    swipes = sorted(b["id"] for b in state["bubbles"] if b["kind"] == "swipe" and b["id"] >= first)
+    print(swipes[0] if swipes else first)
+
+
+def bubble_colour(p):
+    """The palette colour p is a shade of, or None. A bubble is its colour blended towards white
+    (the gradient's light side and the gloss), so p must lie near the line from a palette colour
+    to white, short of white itself (the digit and the arrow are white)."""
+    best, best_d = None, 1e9
+    for i, c in enumerate(PALETTE):
+        span = [255 - v for v in c]
+        norm = sum(v * v for v in span)
+        t = sum((p[k] - c[k]) * span[k] for k in range(3)) / norm if norm else 0.0
+        t = min(max(t, 0.0), 0.8)
+        d = max(abs(p[k] - (c[k] + t * span[k])) for k in range(3))
+        if d < best_d:
+            best, best_d = i, d
+    return best if best_d <= 14 else None
+
+
 def classify_disk(img, cx, cy, radius):
-    """Shares of bubble-colour, background and black pixels in a disk, and the main colour."""
+    """Shares of bubble-shade, background and black pixels in a disk, and the main colour."""
     total = bubble = background = black = 0
     per_colour = [0] * len(PALETTE)
     r2 = radius * radius
@@ -107,11 +131,10 @@ def classify_disk(img, cx, cy, radius):
             elif max(p) <= 24:
                 black += 1
             else:
-                for i, c in enumerate(PALETTE):
-                    if ppm.close(p, c, 16):
-                        bubble += 1
-                        per_colour[i] += 1
-                        break
+                i = bubble_colour(p)
+                if i is not None:
+                    bubble += 1
+                    per_colour[i] += 1
     total = max(total, 1)
     main = max(range(len(PALETTE)), key=lambda i: per_colour[i])
     return bubble / total, background / total, black / total, NAMES[main] if per_colour[main] else "-"
@@ -133,10 +156,9 @@ def check(path, state, rotation, popped):
             ok = bg >= 0.95
             print("%s popped: %s background %.2f, bubble colours %.2f" % ("ok  " if ok else "FAIL", where, bg, colour))
         else:
-            # Inside the rim (the digit or arrow covers the middle, the gradient's light part the
-            # upper left; the lower right is the plain colour).
+            # Inside the rim: shades of one bubble colour around the white digit or arrow.
             colour, bg, black, main = classify_disk(img, px, py, b["diameter"] * 0.4)
-            ok = colour >= 0.15 and bg <= 0.02 and black <= 0.02
+            ok = colour >= 0.5 and bg <= 0.02 and black <= 0.02
             print("%s shown: %s bubble colours %.2f (mostly %s), background %.2f, black %.2f" % (
                 "ok  " if ok else "FAIL", where, colour, main, bg, black))
         failures += not ok
@@ -148,12 +170,14 @@ def ids(text):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("expect", "drag", "check"):
+    if len(argv) < 3 or argv[1] not in ("expect", "pick-drag", "drag", "check"):
         print(__doc__, file=sys.stderr)
         return 2
     cmd = argv[1]
     if cmd == "expect":
         expect(load_state(argv[2]), int(argv[3]))
+    elif cmd == "pick-drag":
+        pick_drag(load_state(argv[2]), int(argv[3]))
     elif cmd == "drag":
         steps = int(argv[argv.index("--steps") + 1]) if "--steps" in argv else 150
         drag(load_state(argv[2]), int(argv[3]), int(argv[4]), steps)

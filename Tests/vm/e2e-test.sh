@@ -1,0 +1,197 @@
+#!/bin/bash
+# The kiosk end to end on a real kernel (QEMU, bochs-drm, uinput): the release binary on
+# /dev/dri/card0 with evdev input, driven by evemu-play through a real multi-touch device that
+# evemu-device makes. Checks, from the serial log, that the touches reached the game (score,
+# bubbles left) and, from QMP screendumps, that the kernel's display shows the game: bubble
+# colours where `state` says bubbles are, background where they were popped.
+#
+# usage: Tests/vm/e2e-test.sh [--binary PATH] [--workdir DIR] [--verbose] [--seed N] [--pop K]
+#   --binary PATH   test this bubble-kiosk (default: `make release`, .build/release/bubble-kiosk);
+#                   it runs on the host too, to print the rounds and recordings the test uses
+#   --workdir DIR   generated files, initramfs, serial.log, screendumps (default: /tmp/vm-e2e.*)
+#   --verbose       echo the guest's serial console while it runs, and every check's details
+#   --seed N        the round's seed (default 7); --pop K: bubbles popped per rotation (default 4)
+# Scenarios (Tests/vm/e2e/scenario.sh), in one boot: at rotation 0, 90, 180 and 270 tap Start
+# and pop the first K bubbles (rotation 0 then pops the rest: round over, with the bonus);
+# unplug the touchscreen mid-drag and play on a second one; the console is back at the end.
+# Ends with "e2e-test: N passed, N failed"; exit 0 only when nothing failed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+repo=$(cd "$VM_DIR/../.." && pwd)
+work=${VM_WORK:-} binary= verbose=--quiet seed=7 pops=4
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --binary) binary=$2; shift 2 ;;
+        --workdir) work=$2; shift 2 ;;
+        --verbose) verbose=; export VM_VERBOSE=1; shift ;;
+        --seed) seed=$2; shift 2 ;;
+        --pop) pops=$2; shift 2 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        *) vm_die "unknown argument: $1" ;;
+    esac
+done
+case "$seed$pops" in *[!0-9]*) vm_die "--seed and --pop take numbers" ;; esac
+[ "$pops" -ge 1 ] && [ "$pops" -le 8 ] || vm_die "--pop takes 1..8 (some bubbles must stay on screen)"
+[ -n "$work" ] || work=$(mktemp -d /tmp/vm-e2e.XXXXXX)
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+t0=$(vm_now)
+
+vm_need_pkgs python3
+"$VM_DIR/kernel.sh" > /dev/null
+t_kernel=$(vm_elapsed "$t0")
+
+if [ -z "$binary" ]; then
+    vm_log "make release"
+    make -C "$repo" release >&2
+    binary=$repo/.build/release/bubble-kiosk
+fi
+[ -x "$binary" ] || vm_die "no binary at $binary"
+binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+t_build=$(vm_elapsed "$t0")
+
+# --- what the guest plays and what the host expects, from the binary under test -----------
+# One config for both sides: the VM's connector reports 320x200 mm (4 px/mm), and this says so
+# explicitly so `state` on the host lays out exactly the kiosk's round; no demo round.
+gen=$work/test
+rm -rf "$gen"
+mkdir -p "$gen"
+bubbles() { python3 "$VM_DIR/e2e/bubbles.py" "$@"; }
+events() { grep '^E:' "$1"; }           # evemu-play's part of a recording
+header() { sed '/^E:/,$d' "$1"; }       # evemu-device's part
+unplug_pops=2                           # device B pops bubbles 0..1 after A was cut mid-drag
+printf 'SEED=%s\n' "$seed" > "$gen/params"
+: > "$work/expected.sh"
+for r in 0 90 180 270; do
+    case $r in 90|270) size=800x1280 ;; *) size=1280x800 ;; esac
+    printf '[display]\npx_per_mm = 4\nrotation = %s\n\n[attract]\ndemo = false\n' "$r" > "$gen/rot$r.conf"
+    "$binary" state --seed "$seed" --size $size --config "$gen/rot$r.conf" > "$work/rot$r.state.json"
+    "$binary" round-recording --seed "$seed" --size $size --config "$gen/rot$r.conf" --pop "$pops" \
+        --rotation $r > "$work/rot$r-pop.evemu"
+    events "$work/rot$r-pop.evemu" > "$gen/rot$r-pop.events"
+    header "$work/rot$r-pop.evemu" > "$work/rot$r.desc"
+    bubbles expect "$work/rot$r.state.json" "$pops" | sed "s/^/rot${r}_/" >> "$work/expected.sh"
+done
+header "$work/rot0-pop.evemu" > "$gen/touch.desc"
+sed 's/^N: .*/N: bubble-kiosk second touchscreen/' "$gen/touch.desc" > "$gen/touch-b.desc"
+# Rotation 0 goes on to clear the round: the whole round's recording minus what was played.
+"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" > "$work/rot0-all.evemu"
+events "$work/rot0-all.evemu" > "$work/rot0-all.events"
+n=$(wc -l < "$gen/rot0-pop.events")
+tail -n +$((n + 1)) "$work/rot0-all.events" > "$gen/rot0-rest.events"
+total=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["bubbles"]))' "$work/rot0.state.json")
+bubbles expect "$work/rot0.state.json" "$total" | sed 's/^/all_/' >> "$work/expected.sh"
+# Unplug: Start on A, then a drag along a swipe bubble's arrow that never lifts (A is unplugged
+# meanwhile: the cut drag must not pop it), then B pops bubbles 0..1.
+dragged=$(bubbles pick-drag "$work/rot0.state.json" $unplug_pops)
+"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop 0 > "$work/unplug-start.evemu"
+events "$work/unplug-start.evemu" > "$gen/unplug-start.events"
+bubbles drag "$work/rot0.state.json" "$dragged" 0 > "$gen/unplug-drag.events"
+# The same drag lifted where the guest cuts it (1 s in), replayed on the host: it is a swipe
+# that pops the bubble, so the cut drag not popping it means something.
+{ cat "$gen/touch.desc"; awk '$2 <= 1.0' "$gen/unplug-drag.events"
+  printf 'E: 1.016000 0003 0039 -1\nE: 1.016000 0001 014a 0\nE: 1.016000 0000 0000 0\n'; } > "$work/unplug-lifted.evemu"
+"$binary" play "$work/unplug-lifted.evemu" --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" \
+    > "$work/unplug-lifted.json" || true
+"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop $unplug_pops --no-start \
+    > "$work/unplug-b.evemu"
+events "$work/unplug-b.evemu" > "$gen/unplug-b.events"
+bubbles expect "$work/rot0.state.json" $unplug_pops | sed 's/^/unplug_/' >> "$work/expected.sh"
+. "$work/expected.sh"
+t_gen=$(vm_elapsed "$t0")
+
+files=()
+for f in "$gen"/*; do files+=(--file "$f:/test/$(basename "$f")"); done
+"$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$VM_DIR/e2e/scenario.sh" \
+    --binary "$binary" "${files[@]}"
+t_initrd=$(vm_elapsed "$t0")
+
+out=$work/out
+rm -rf "$out"
+vm_rc=0
+"$VM_DIR/run-vm.sh" --initrd "$work/initrd.gz" --outdir "$out" --timeout 270 $verbose || vm_rc=$?
+t_vm=$(vm_elapsed "$t0")
+VM_LOG=$out/serial.log
+
+# --- assertions ----------------------------------------------------------------------------
+# status_is CHECKPOINT REGEX: the status line the guest reported at that checkpoint matches.
+status_is() { grep -E "^E2E-STATUS $1 " "$VM_LOG" | tail -n1 | grep -qE -- "$2"; }
+# dump NAME ARGS...: ppm.py check on a screendump.
+dump() { python3 "$VM_DIR/ppm.py" check "$out/$1.ppm" "${@:2}"; }
+# shown NAME STATE ROTATION POPPED-IDS: bubbles.py check on a screendump.
+shown() { bubbles check "$out/$1.ppm" "$2" "$3" --popped "$4"; }
+exited_ok() { vm_has "^E2E-EXIT $1 rc=0"; }
+no_crash() { ! vm_lines "$1" | grep -qE 'Fatal error|Segmentation|Illegal instruction|Trace/breakpoint|Aborted|restoring the screen'; }
+first_ids() { seq -s, 0 $(($1 - 1)); }
+display_re='drm:/dev/dri/card0:Virtual-1:1280x800@75'
+touch_re='input: using /dev/input/event[0-9]+ "bubble-kiosk virtual touchscreen" \(multi-touch protocol B, 10 slots\)'
+
+vm_check "host: round-recording describes the same 1280x800 panel at every rotation" \
+    bash -c "cmp -s '$work/rot0.desc' '$work/rot90.desc' && cmp -s '$work/rot0.desc' '$work/rot180.desc' &&
+             cmp -s '$work/rot0.desc' '$work/rot270.desc'"
+vm_check "host: the first $pops pops are the start of the whole round's recording" \
+    bash -c "head -n $n '$work/rot0-all.events' | cmp -s - '$gen/rot0-pop.events' && [ -s '$gen/rot0-rest.events' ]"
+vm_check "host: the unplug drag, had it lifted, would pop bubble $dragged (bubble-kiosk play)" \
+    grep -qE "\"id\":$dragged,\"popped\":true" "$work/unplug-lifted.json"
+vm_check "VM ran the scenario to VM-TEST-END rc=0" test "$vm_rc" = 0
+vm_check "all kernel modules loaded" bash -c "! grep -q VM-MODULE-FAIL '$VM_LOG'"
+vm_check "no step timed out in the guest" bash -c "! grep -q '^E2E-WAIT' '$VM_LOG'"
+
+for r in 0 90 180 270; do
+    eval "score=\$rot${r}_SCORE left=\$rot${r}_REMAINING all=\$rot${r}_TOTAL"
+    rot_re=
+    [ $r != 0 ] && rot_re=":rot$r"
+    vm_check "rot$r: the kiosk drives card0 in the preferred mode${rot_re:+ (rot$r)}" \
+        vm_in_order "rot$r" "^bubble-kiosk: display $display_re$rot_re, input evdev"
+    vm_check "rot$r: the uinput touchscreen is used" vm_in_order "rot$r" "$touch_re"
+    vm_check "rot$r: Start tapped, $pops bubbles popped: screen=playing score=$score bubbles=$left/$all" \
+        status_is "rot$r-mid" "screen=playing score=$score bubbles=$left/$all input=evdev:all\(1\) display=$display_re$rot_re "
+    vm_check "rot$r: the screen is the game, not the text console" dump "rot$r-mid" --expect graphics
+    vm_check_show "rot$r: the $left bubbles left are drawn where state puts them (mapped for rotation $r), the $pops popped ones are gone" \
+        shown "rot$r-mid" "$work/rot$r.state.json" $r "$(first_ids "$pops")"
+    if [ $r = 0 ]; then
+        vm_check "rot0: the rest popped too: screen=round-over score=$all_SCORE (with the 50 bonus) bubbles=0/$all_TOTAL" \
+            status_is rot0-end "screen=round-over score=$all_SCORE bubbles=0/$all_TOTAL "
+        vm_check "rot0: the round-over screen is shown" dump rot0-end --expect graphics
+    fi
+    vm_check "rot$r: SIGTERM stops it with exit 0 and latency samples" \
+        bash -c "grep -q '^E2E-EXIT rot$r rc=0' '$VM_LOG' && grep -qE '^rot$r\| stats: .*samples=[1-9]' '$VM_LOG'"
+    vm_check "rot$r: no crash, the screen restored without error" no_crash "rot$r"
+done
+
+vm_check "unplug: device A's tap starts a round" \
+    vm_in_order unplug "$touch_re as device 0" '^t=.*screen=playing .*input=evdev:all\(1\)'
+vm_check "unplug: unplugged mid-drag, the device is released" \
+    vm_in_order unplug 'screen=playing' 'input: /dev/input/event[0-9]+ gone \((unplugged|node removed)\); device 0 released'
+vm_check "unplug: status lines go on without a touchscreen (score 0, no bubble popped by the cut drag)" \
+    status_is unplug-none "screen=playing score=0 bubbles=$all_TOTAL/$all_TOTAL input=evdev:all\(0\)"
+vm_check "unplug: device B is used" \
+    vm_in_order unplug 'gone \(' 'input: using /dev/input/event[0-9]+ "bubble-kiosk second touchscreen"'
+vm_check "unplug: B's pops count: screen=playing score=$unplug_SCORE bubbles=$unplug_REMAINING/$unplug_TOTAL" \
+    status_is unplug-end "screen=playing score=$unplug_SCORE bubbles=$unplug_REMAINING/$unplug_TOTAL input=evdev:all\(1\)"
+vm_check_show "unplug: bubbles 0-$((unplug_pops - 1)) gone, the rest (bubble $dragged, dragged when A went away, too) still shown" \
+    shown unplug-end "$work/rot0.state.json" 0 "$(first_ids $unplug_pops)"
+vm_check "unplug: exits 0 on SIGTERM" exited_ok unplug
+vm_check "unplug: no crash" no_crash unplug
+vm_check "after the last run: the text console is back" dump after-all --expect console
+
+for f in "$out"/*.ppm; do
+    if [ -e "$f" ]; then python3 "$VM_DIR/ppm.py" png "$f" > /dev/null || true; fi
+done
+echo "--- status at each checkpoint"
+grep -E '^E2E-STATUS ' "$VM_LOG" | sed 's/^E2E-STATUS /  /' || true
+echo "--- input-to-screen latency on bochs-drm (evdev event time to page flip), per run"
+for run in rot0 rot90 rot180 rot270 unplug; do
+    printf '  %-7s %s\n' "$run" "$(vm_lines "$run" | grep -E '^stats:' | tail -n1)"
+done
+echo "--- guest steps (uptime in s)"
+grep -E '^E2E-(STEP|DEVICE|INFO|WAIT)' "$VM_LOG" | sed 's/^/  /' || true
+echo "--- timings (s since the start): kernel ready ${t_kernel} s, binary ${t_build} s, recordings ${t_gen} s, initramfs ${t_initrd} s, total ${t_vm} s"
+echo "--- artifacts: $work (test/ = what the guest got, *.state.json, out/serial.log, out/*.ppm and *.png)"
+if [ $VM_FAILED -gt 0 ]; then
+    echo "--- last lines of $VM_LOG"
+    tail -n 40 "$VM_LOG" || true
+fi
+vm_summary e2e-test
+[ $VM_FAILED = 0 ]
