@@ -36,6 +36,7 @@ final class KioskApp {
     private var nextShot: TimeStamp?
     private var nextStatus: TimeStamp?
     private var exitCode: Int32 = 0
+    private var presentFailures = 0
     /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
     /// way to the screen, and the measured samples in milliseconds.
     private var unshownInput: TimeStamp?
@@ -119,7 +120,11 @@ final class KioskApp {
                     lastFrameAt = now
                     lastScene = scene
                 } catch {
-                    Console.errorLine("bubble-kiosk: display \(display.name): \(error)")
+                    // A failing display fails every frame: say so on the 1st, 2nd, 4th, 8th... time.
+                    presentFailures += 1
+                    if presentFailures & (presentFailures - 1) == 0 {
+                        Console.errorLine("bubble-kiosk: display \(display.name): \(error) (\(presentFailures) times)")
+                    }
                 }
             }
         }
