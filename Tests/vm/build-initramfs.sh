@@ -15,7 +15,8 @@
 #
 # Always included: busybox (all applets), the modules drm drm_kms_helper ttm drm_ttm_helper
 # drm_vram_helper bochs uinput evdev (loaded in that order with insmod), evemu-device,
-# evemu-play, evemu-event, evemu-describe, and the guest helper vm-screendump.
+# evemu-play, evemu-event, evemu-describe, the guest helper vm-screendump, and the scenarios'
+# shared shell functions (guest-lib.sh) as /usr/lib/vm-guest.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
         --module) modules+=("$2"); shift 2 ;;
         --no-fonts) fonts=0; shift ;;
         --moddir) moddir=$2; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done
@@ -161,10 +162,12 @@ add_module() {
 for m in "${modules[@]}"; do add_module "$m"; done
 printf '%s\n' "${order[@]}" > "$root/etc/vm-modules"
 
-# --- the scenario, the guest helper and /init -------------------------------------------
+# --- the scenario, the guest helpers and /init ------------------------------------------
 
 put "$scenario" /scenario
 chmod +x "$root/scenario"
+# Every scenario sources this (wait_for, new_device, finish...), so it goes in every image.
+put "$VM_DIR/guest-lib.sh" /usr/lib/vm-guest.sh
 
 cat > "$root/usr/bin/vm-screendump" <<'SH'
 #!/bin/sh

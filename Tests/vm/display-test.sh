@@ -3,37 +3,28 @@
 # rotation, the DRM-master refusal of a second instance, the screen given back on exit and on
 # SIGTERM, and the fbdev fallback. Screendumps are checked from the host.
 #
-# usage: Tests/vm/display-test.sh [--workdir DIR] [--scratch-path DIR] [--binary PATH] [--verbose]
+# usage: Tests/vm/display-test.sh [--workdir DIR] [--binary PATH] [--verbose]
 #   --workdir DIR       initramfs, serial.log, screendumps (default: a new /tmp/vm-display.* dir)
-#   --scratch-path DIR  SwiftPM build folder to reuse for `swift build -c release` (default: .build)
-#   --binary PATH       test this bubble-kiosk instead of building one
+#   --binary PATH       test this bubble-kiosk (default: `make release`)
 #   --verbose           echo the guest's serial console while it runs
 # Ends with "display-test: N passed, N failed"; exit 0 only when nothing failed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-repo=$(cd "$VM_DIR/../.." && pwd)
-work=${VM_WORK:-} scratch=$repo/.build binary= verbose=--quiet
+work=${VM_WORK:-} binary= verbose=--quiet
 while [ $# -gt 0 ]; do
     case "$1" in
         --workdir) work=$2; shift 2 ;;
-        --scratch-path) scratch=$2; shift 2 ;;
         --binary) binary=$2; shift 2 ;;
         --verbose) verbose=; shift ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done
-[ -n "$work" ] || work=$(mktemp -d /tmp/vm-display.XXXXXX)
-mkdir -p "$work"
+work=$(vm_workdir "$work" display)
 t0=$(vm_now)
 
-if [ -z "$binary" ]; then
-    vm_log "swift build -c release --scratch-path $scratch (slow the first time)"
-    (cd "$repo" && swift build -c release --scratch-path "$scratch" --product bubble-kiosk >&2)
-    binary=$scratch/release/bubble-kiosk
-fi
-[ -x "$binary" ] || vm_die "no binary at $binary"
+binary=$(vm_kiosk_binary "$binary")
 t_build=$(vm_elapsed "$t0")
 
 # --- the guest side ------------------------------------------------------------------------
@@ -45,23 +36,11 @@ EOF
 cat > "$work/scenario.sh" <<'EOF'
 #!/bin/sh
 # Runs inside the VM; prints DISPLAY-TEST lines that display-test.sh asserts on.
-say() { echo "DISPLAY-TEST $*"; }
-
-# wait_for FILE REGEX SECONDS
-wait_for() {
-    n=0
-    until grep -qE "$2" "$1" 2>/dev/null; do
-        n=$((n + 1))
-        [ $n -gt $(($3 * 10)) ] && { say "wait-timeout $2 in $1"; return 1; }
-        sleep 0.1
-    done
-}
-
-# show NAME FILE: the file's lines, prefixed, for the host to grep.
-show() { sed "s/^/$1| /" "$2"; }
+VM_TAG=DISPLAY
+. /usr/lib/vm-guest.sh   # say, wait_for, ...: Tests/vm/guest-lib.sh
 
 bubble-kiosk devices > /tmp/devices.log 2>&1
-say "devices rc=$?"
+say TEST "devices rc=$?"
 show DEVICES /tmp/devices.log
 printf '\n\n  bubble-kiosk display test: console before the kiosk\n' > /dev/tty1
 vm-screendump console-before
@@ -71,14 +50,14 @@ start=$(cut -d' ' -f1 /proc/uptime)
 bubble-kiosk run --display drm --attract --duration 8 --status > /tmp/run1.log 2>&1 &
 pid=$!
 wait_for /tmp/run1.log '^t=2s' 40
-say "run1 status-2s after $(awk -v s="$start" '{ printf "%.1f", $1 - s }' /proc/uptime) s"
+say TEST "run1 status-2s after $(awk -v s="$start" '{ printf "%.1f", $1 - s }' /proc/uptime) s"
 vm-screendump game
 bubble-kiosk run --display drm --duration 2 --input none > /tmp/second.log 2>&1
-say "second rc=$?"
+say TEST "second rc=$?"
 show SECOND /tmp/second.log
 vm-screendump game-later
 wait $pid
-say "run1 rc=$?"
+say TEST "run1 rc=$?"
 show RUN1 /tmp/run1.log
 sleep 0.5
 vm-screendump after-exit
@@ -89,7 +68,7 @@ pid=$!
 wait_for /tmp/run2.log '^t=2s' 40
 vm-screendump rot90
 wait $pid
-say "run2 rc=$?"
+say TEST "run2 rc=$?"
 show RUN2 /tmp/run2.log
 sleep 0.5
 vm-screendump after-rot90
@@ -101,7 +80,7 @@ wait_for /tmp/run3.log '^t=1s' 40
 vm-screendump before-term
 kill -TERM $pid
 wait $pid
-say "run3 rc=$?"
+say TEST "run3 rc=$?"
 show RUN3 /tmp/run3.log
 sleep 0.5
 vm-screendump after-term
@@ -113,7 +92,7 @@ wait_for /tmp/run4.log '^t=2s' 40
 sleep 0.3  # the emulation copies to the screen from a worker, shortly after the write
 vm-screendump fbdev
 wait $pid
-say "run4 rc=$?"
+say TEST "run4 rc=$?"
 show RUN4 /tmp/run4.log
 sleep 0.5
 vm-screendump after-fbdev
@@ -125,51 +104,34 @@ pid=$!
 wait_for /tmp/run5.log '^t=2s' 40
 vm-screendump mode-1024
 wait $pid
-say "run5 rc=$?"
+say TEST "run5 rc=$?"
 show RUN5 /tmp/run5.log
 bubble-kiosk run --display drm --connector HDMI-A-1 --duration 1 --input none > /tmp/run6.log 2>&1
-say "run6 rc=$?"
+say TEST "run6 rc=$?"
 show RUN6 /tmp/run6.log
 
 # --- 6: an ordinary user outside the video group (devtmpfs nodes are root-only here) --------
-chmod 755 /  # the initramfs root comes from mktemp -d (0700)
-echo 'root:x:0:0:root:/root:/bin/sh' > /etc/passwd
-echo 'kiosk:x:1000:1000:kiosk:/tmp:/bin/sh' >> /etc/passwd
-printf 'root:x:0:\nkiosk:x:1000:\n' > /etc/group
-su -s /bin/sh kiosk -c '/usr/local/bin/bubble-kiosk devices' > /tmp/user-devices.log 2>&1
-say "user devices rc=$?"
+add_kiosk_user
+as_user /usr/local/bin/bubble-kiosk devices > /tmp/user-devices.log 2>&1
+say TEST "user devices rc=$?"
 show USERDEV /tmp/user-devices.log
-su -s /bin/sh kiosk -c '/usr/local/bin/bubble-kiosk run --display drm --duration 1' > /tmp/user-run.log 2>&1
-say "user run rc=$?"
+as_user /usr/local/bin/bubble-kiosk run --display drm --duration 1 > /tmp/user-run.log 2>&1
+say TEST "user run rc=$?"
 show USERRUN /tmp/user-run.log
-say "done"
+say TEST "done"
 exit 0
 EOF
 
+vm_test_files "$work/rot90.conf"
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$work/scenario.sh" \
-    --binary "$binary" --file "$work/rot90.conf:/test/rot90.conf"
+    --binary "$binary" "${VM_FILES[@]}"
 t_initrd=$(vm_elapsed "$t0")
 
 out=$work/out
-rm -rf "$out"
-vm_rc=0
-"$VM_DIR/run-vm.sh" --initrd "$work/initrd.gz" --outdir "$out" --timeout 300 $verbose || vm_rc=$?
+vm_boot "$work/initrd.gz" "$out" 300 $verbose
 t_vm=$(vm_elapsed "$t0")
-log=$out/serial.log
 
-# --- assertions --------------------------------------------------------------------------------
-passed=0 failed=0
-check() { # DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@" > /dev/null 2>&1; then
-        passed=$((passed + 1)); echo "ok   $what"
-    else
-        failed=$((failed + 1)); echo "FAIL $what"
-    fi
-}
-has() { grep -qE "$1" "$log"; }
-dump() { python3 "$VM_DIR/ppm.py" check "$out/$1.ppm" "${@:2}"; }
-
+# --- assertions (vm_check and friends: lib.sh) ------------------------------------------------
 # Colours the game draws (KioskCore's Scene.swift and SceneBuilder.swift): the HUD bar
 # 0B1220 at 85 % over the background 141F33 gives about 0C1423.
 hud=0C1423 background=141F33
@@ -193,68 +155,61 @@ at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 bubbles="0A84FF FF375F FF9F0A 30B84E BF5AF2 1FB5CF FF453A 5E5CE6"
 export VM_DIR
 
-check "VM ran the scenario to VM-TEST-END rc=0" test "$vm_rc" = 0
-check "devices lists card0 with Virtual-1 connected, 320x200 mm" \
-    has '^DEVICES\|     Virtual-1: connected, 320x200 mm, 4.00 px/mm at 1280x800@75'
-check "devices marks the preferred mode" has '^DEVICES\|       15 modes: 1280x800@75\* '
-check "devices lists /dev/fb0" has '^DEVICES\|   /dev/fb0 \(bochs-drmdrmfb\): 1280x800, 32 bpp XRGB8888'
-check "run 1 exited 0" has '^DISPLAY-TEST run1 rc=0'
-check "run 1 used the DRM display in the preferred mode" \
-    has '^RUN1\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1280x800@75,'
-check "run 1 drew frames" has '^RUN1\| t=[0-9]+s frames=[1-9][0-9]* screen=demo'
-check "second instance refused with the DRM-master message" \
-    has '^SECOND\| bubble-kiosk: /dev/dri/card0: cannot become DRM master \(another program owns the display: stop it, or switch VT\)'
-check "second instance exited non-zero" has '^DISPLAY-TEST second rc=[1-9]'
-check "console before: text console" dump console-before --expect console
-check "game: not the text console" dump game --expect graphics
-check "game: HUD band along the top" dump game --region 0,0,100%,6=$hud@0.9
-check "game: background below the HUD" dump game --region 0,60,100%,100%=$background@0.3
-check "game: bubble colours on screen" at_least "$(share_near game "$bubbles" 24)" 0.003
-check "game: the first instance kept the screen" dump game-later --expect graphics --region 0,0,100%,6=$hud@0.9
-check "after exit: the console is back" dump after-exit --expect console
-check "run 2 exited 0 with an 800x1280 game" has '^RUN2\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1280x800@75:rot90,'
-check "rot90: not the text console" dump rot90 --expect graphics
-check "rot90: HUD band down the right side" dump rot90 --region 1274,0,1280,800=$hud@0.9
-check "rot90: no HUD band along the top" bash -c "! python3 '$VM_DIR/ppm.py' check '$out/rot90.ppm' --region 0,0,100%,6=$hud@0.9"
-check "rot90: bubble colours on screen" at_least "$(share_near rot90 "$bubbles" 24)" 0.003
-check "after rotation: the console is back" dump after-rot90 --expect console
-check "run 3 was showing the game before SIGTERM" dump before-term --expect graphics
-check "run 3 stopped on SIGTERM with exit 0" has '^DISPLAY-TEST run3 rc=0'
-check "after SIGTERM: the console is back" dump after-term --expect console
-check "run 4 (fbdev) exited 0" has '^DISPLAY-TEST run4 rc=0'
-check "fbdev: the game is on screen" dump fbdev --expect graphics --region 0,0,100%,6=$hud@0.9
-check "after fbdev: the console is back" dump after-fbdev --expect console
-check "run 5 used the named connector and mode" \
-    bash -c "grep -q '^DISPLAY-TEST run5 rc=0' '$log' &&
-             grep -q '^RUN5| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1024x768@60,' '$log'"
-check "mode-1024: the screen is 1024x768 with the HUD on top" \
+vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
+vm_check "devices lists card0 with Virtual-1 connected, 320x200 mm" \
+    vm_has '^DEVICES\|     Virtual-1: connected, 320x200 mm, 4.00 px/mm at 1280x800@75'
+vm_check "devices marks the preferred mode" vm_has '^DEVICES\|       15 modes: 1280x800@75\* '
+vm_check "devices lists /dev/fb0" vm_has '^DEVICES\|   /dev/fb0 \(bochs-drmdrmfb\): 1280x800, 32 bpp XRGB8888'
+vm_check "run 1 exited 0" vm_has '^DISPLAY-TEST run1 rc=0'
+vm_check "run 1 used the DRM display in the preferred mode" \
+    vm_has '^RUN1\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1280x800@75,'
+vm_check "run 1 drew frames" vm_has '^RUN1\| t=[0-9]+s frames=[1-9][0-9]* screen=demo'
+vm_check "second instance refused with the DRM-master message" \
+    vm_has '^SECOND\| bubble-kiosk: /dev/dri/card0: cannot become DRM master \(another program owns the display: stop it, or switch VT\)'
+vm_check "second instance exited non-zero" vm_has '^DISPLAY-TEST second rc=[1-9]'
+vm_check "console before: text console" vm_dump console-before --expect console
+vm_check "game: not the text console" vm_dump game --expect graphics
+vm_check "game: HUD band along the top" vm_dump game --region 0,0,100%,6=$hud@0.9
+vm_check "game: background below the HUD" vm_dump game --region 0,60,100%,100%=$background@0.3
+vm_check "game: bubble colours on screen" at_least "$(share_near game "$bubbles" 24)" 0.003
+vm_check "game: the first instance kept the screen" vm_dump game-later --expect graphics --region 0,0,100%,6=$hud@0.9
+vm_check "after exit: the console is back" vm_dump after-exit --expect console
+vm_check "run 2 exited 0 with an 800x1280 game" vm_has '^RUN2\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1280x800@75:rot90,'
+vm_check "rot90: not the text console" vm_dump rot90 --expect graphics
+vm_check "rot90: HUD band down the right side" vm_dump rot90 --region 1274,0,1280,800=$hud@0.9
+vm_check "rot90: no HUD band along the top" bash -c "! python3 '$VM_DIR/ppm.py' check '$out/rot90.ppm' --region 0,0,100%,6=$hud@0.9"
+vm_check "rot90: bubble colours on screen" at_least "$(share_near rot90 "$bubbles" 24)" 0.003
+vm_check "after rotation: the console is back" vm_dump after-rot90 --expect console
+vm_check "run 3 was showing the game before SIGTERM" vm_dump before-term --expect graphics
+vm_check "run 3 stopped on SIGTERM with exit 0" vm_has '^DISPLAY-TEST run3 rc=0'
+vm_check "after SIGTERM: the console is back" vm_dump after-term --expect console
+vm_check "run 4 (fbdev) exited 0" vm_has '^DISPLAY-TEST run4 rc=0'
+vm_check "fbdev: the game is on screen" vm_dump fbdev --expect graphics --region 0,0,100%,6=$hud@0.9
+vm_check "after fbdev: the console is back" vm_dump after-fbdev --expect console
+vm_check "run 5 used the named connector and mode" \
+    bash -c "grep -q '^DISPLAY-TEST run5 rc=0' '$VM_LOG' &&
+             grep -q '^RUN5| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1024x768@60,' '$VM_LOG'"
+vm_check "mode-1024: the screen is 1024x768 with the HUD on top" \
     bash -c "python3 '$VM_DIR/ppm.py' info '$out/mode-1024.ppm' | grep -q 'size 1024x768' &&
              python3 '$VM_DIR/ppm.py' check '$out/mode-1024.ppm' --expect graphics --region 0,0,100%,6=$hud@0.9"
-check "a missing connector is a clear error with exit 1" \
-    bash -c "grep -q '^DISPLAY-TEST run6 rc=1' '$log' &&
-             grep -q '^RUN6| bubble-kiosk: no DRM card with connector HDMI-A-1 (/dev/dri/card0: Virtual-1 connected)' '$log'"
-check "no run reported a failed restore of the saved CRTC" bash -c "! grep -q 'restoring the screen' '$log'"
-check "ordinary user: devices exits 0" has '^DISPLAY-TEST user devices rc=0'
-check "ordinary user: devices names the video group for the card" \
-    has '^USERDEV\|   /dev/dri/card0: permission denied: add the user to the video group'
-check "ordinary user: devices still shows connectors from sysfs" \
-    has '^USERDEV\|     Virtual-1: connected \(from sysfs\), modes: 1280x800 '
-check "ordinary user: devices names the video group for fbdev" \
-    has '^USERDEV\|   /dev/fb0: permission denied: add the user to the video group'
-check "ordinary user: run fails with the permission hint and exit 1" \
-    bash -c "grep -q '^DISPLAY-TEST user run rc=1' '$log' &&
-             grep -q '^USERRUN| bubble-kiosk: /dev/dri/card0: permission denied: add the user to the video group' '$log'"
+vm_check "a missing connector is a clear error with exit 1" \
+    bash -c "grep -q '^DISPLAY-TEST run6 rc=1' '$VM_LOG' &&
+             grep -q '^RUN6| bubble-kiosk: no DRM card with connector HDMI-A-1 (/dev/dri/card0: Virtual-1 connected)' '$VM_LOG'"
+vm_check "no run reported a failed restore of the saved CRTC" bash -c "! grep -q 'restoring the screen' '$VM_LOG'"
+vm_check "ordinary user: devices exits 0" vm_has '^DISPLAY-TEST user devices rc=0'
+vm_check "ordinary user: devices names the video group for the card" \
+    vm_has '^USERDEV\|   /dev/dri/card0: permission denied: add the user to the video group'
+vm_check "ordinary user: devices still shows connectors from sysfs" \
+    vm_has '^USERDEV\|     Virtual-1: connected \(from sysfs\), modes: 1280x800 '
+vm_check "ordinary user: devices names the video group for fbdev" \
+    vm_has '^USERDEV\|   /dev/fb0: permission denied: add the user to the video group'
+vm_check "ordinary user: run fails with the permission hint and exit 1" \
+    bash -c "grep -q '^DISPLAY-TEST user run rc=1' '$VM_LOG' &&
+             grep -q '^USERRUN| bubble-kiosk: /dev/dri/card0: permission denied: add the user to the video group' '$VM_LOG'"
 
-for f in "$out"/*.ppm; do
-    if [ -e "$f" ]; then python3 "$VM_DIR/ppm.py" png "$f" > /dev/null || true; fi
-done
+vm_png_copies
 echo "--- from the guest"
-grep -E '^DISPLAY-TEST|^(RUN[0-9]|SECOND|USERRUN)\| (bubble-kiosk|t=[0-9]+s)' "$log" | grep -vE '\| t=[2-7]s' || true
+grep -E '^DISPLAY-(TEST|WAIT)|^(RUN[0-9]|SECOND|USERRUN)\| (bubble-kiosk|t=[0-9]+s)' "$VM_LOG" | grep -vE '\| t=[2-7]s' || true
 echo "--- timings: build ${t_build} s, initramfs ${t_initrd} s, total ${t_vm} s"
 echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
-if [ $failed -gt 0 ]; then
-    echo "--- last lines of $log"
-    tail -n 40 "$log" || true
-fi
-echo "display-test: $passed passed, $failed failed"
-[ $failed = 0 ]
+vm_summary display-test

@@ -18,7 +18,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-repo=$(cd "$VM_DIR/../.." && pwd)
 work=${VM_WORK:-} binary= verbose=--quiet seed=7 pops=4
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,22 +32,14 @@ while [ $# -gt 0 ]; do
 done
 case "$seed$pops" in *[!0-9]*) vm_die "--seed and --pop take numbers" ;; esac
 [ "$pops" -ge 1 ] && [ "$pops" -le 8 ] || vm_die "--pop takes 1..8 (some bubbles must stay on screen)"
-[ -n "$work" ] || work=$(mktemp -d /tmp/vm-e2e.XXXXXX)
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+work=$(vm_workdir "$work" e2e)
 t0=$(vm_now)
 
 vm_need_pkgs python3
 "$VM_DIR/kernel.sh" > /dev/null
 t_kernel=$(vm_elapsed "$t0")
 
-if [ -z "$binary" ]; then
-    vm_log "make release"
-    make -C "$repo" release >&2
-    binary=$repo/.build/release/bubble-kiosk
-fi
-[ -x "$binary" ] || vm_die "no binary at $binary"
-binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+binary=$(vm_kiosk_binary "$binary")
 t_build=$(vm_elapsed "$t0")
 
 # --- what the guest plays and what the host expects, from the binary under test -----------
@@ -101,28 +92,22 @@ bubbles expect "$work/rot0.state.json" $unplug_pops | sed 's/^/unplug_/' >> "$wo
 . "$work/expected.sh"
 t_gen=$(vm_elapsed "$t0")
 
-files=()
-for f in "$gen"/*; do files+=(--file "$f:/test/$(basename "$f")"); done
+vm_test_files "$gen"/*
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$VM_DIR/e2e/scenario.sh" \
-    --binary "$binary" "${files[@]}"
+    --binary "$binary" "${VM_FILES[@]}"
 t_initrd=$(vm_elapsed "$t0")
 
 out=$work/out
-rm -rf "$out"
-vm_rc=0
-"$VM_DIR/run-vm.sh" --initrd "$work/initrd.gz" --outdir "$out" --timeout 270 $verbose || vm_rc=$?
+vm_boot "$work/initrd.gz" "$out" 270 $verbose
 t_vm=$(vm_elapsed "$t0")
-VM_LOG=$out/serial.log
 
-# --- assertions ----------------------------------------------------------------------------
+# --- assertions (vm_check and friends: lib.sh) ----------------------------------------------
 # status_is CHECKPOINT REGEX: the status line the guest reported at that checkpoint matches.
 status_is() { grep -E "^E2E-STATUS $1 " "$VM_LOG" | tail -n1 | grep -qE -- "$2"; }
-# dump NAME ARGS...: ppm.py check on a screendump.
-dump() { python3 "$VM_DIR/ppm.py" check "$out/$1.ppm" "${@:2}"; }
 # shown NAME STATE ROTATION POPPED-IDS: bubbles.py check on a screendump.
 shown() { bubbles check "$out/$1.ppm" "$2" "$3" --popped "$4"; }
 exited_ok() { vm_has "^E2E-EXIT $1 rc=0"; }
-no_crash() { ! vm_lines "$1" | grep -qE 'Fatal error|Segmentation|Illegal instruction|Trace/breakpoint|Aborted|restoring the screen'; }
+no_crash() { vm_no_crash "$1" 'restoring the screen'; }   # a failed restore counts too
 first_ids() { seq -s, 0 $(($1 - 1)); }
 display_re='drm:/dev/dri/card0:Virtual-1:1280x800@75'
 touch_re='input: using /dev/input/event[0-9]+ "bubble-kiosk virtual touchscreen" \(multi-touch protocol B, 10 slots\)'
@@ -134,8 +119,8 @@ vm_check "host: the first $pops pops are the start of the whole round's recordin
     bash -c "head -n $n '$work/rot0-all.events' | cmp -s - '$gen/rot0-pop.events' && [ -s '$gen/rot0-rest.events' ]"
 vm_check "host: the unplug drag, had it lifted, would pop bubble $dragged (bubble-kiosk play)" \
     grep -qE "\"id\":$dragged,\"popped\":true" "$work/unplug-lifted.json"
-vm_check "VM ran the scenario to VM-TEST-END rc=0" test "$vm_rc" = 0
-vm_check "all kernel modules loaded" bash -c "! grep -q VM-MODULE-FAIL '$VM_LOG'"
+vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
+vm_check "all kernel modules loaded" vm_modules_loaded
 vm_check "no step timed out in the guest" bash -c "! grep -q '^E2E-WAIT' '$VM_LOG'"
 
 for r in 0 90 180 270; do
@@ -147,13 +132,13 @@ for r in 0 90 180 270; do
     vm_check "rot$r: the uinput touchscreen is used" vm_in_order "rot$r" "$touch_re"
     vm_check "rot$r: Start tapped, $pops bubbles popped: screen=playing score=$score bubbles=$left/$all" \
         status_is "rot$r-mid" "screen=playing score=$score bubbles=$left/$all input=evdev:all\(1\) display=$display_re$rot_re "
-    vm_check "rot$r: the screen is the game, not the text console" dump "rot$r-mid" --expect graphics
+    vm_check "rot$r: the screen is the game, not the text console" vm_dump "rot$r-mid" --expect graphics
     vm_check_show "rot$r: the $left bubbles left are drawn where state puts them (mapped for rotation $r), the $pops popped ones are gone" \
         shown "rot$r-mid" "$work/rot$r.state.json" $r "$(first_ids "$pops")"
     if [ $r = 0 ]; then
         vm_check "rot0: the rest popped too: screen=round-over score=$all_SCORE (with the 50 bonus) bubbles=0/$all_TOTAL" \
             status_is rot0-end "screen=round-over score=$all_SCORE bubbles=0/$all_TOTAL "
-        vm_check "rot0: the round-over screen is shown" dump rot0-end --expect graphics
+        vm_check "rot0: the round-over screen is shown" vm_dump rot0-end --expect graphics
     fi
     vm_check "rot$r: SIGTERM stops it with exit 0 and latency samples" \
         bash -c "grep -q '^E2E-EXIT rot$r rc=0' '$VM_LOG' && grep -qE '^rot$r\| stats: .*samples=[1-9]' '$VM_LOG'"
@@ -174,11 +159,9 @@ vm_check_show "unplug: bubbles 0-$((unplug_pops - 1)) gone, the rest (bubble $dr
     shown unplug-end "$work/rot0.state.json" 0 "$(first_ids $unplug_pops)"
 vm_check "unplug: exits 0 on SIGTERM" exited_ok unplug
 vm_check "unplug: no crash" no_crash unplug
-vm_check "after the last run: the text console is back" dump after-all --expect console
+vm_check "after the last run: the text console is back" vm_dump after-all --expect console
 
-for f in "$out"/*.ppm; do
-    if [ -e "$f" ]; then python3 "$VM_DIR/ppm.py" png "$f" > /dev/null || true; fi
-done
+vm_png_copies
 echo "--- status at each checkpoint"
 grep -E '^E2E-STATUS ' "$VM_LOG" | sed 's/^E2E-STATUS /  /' || true
 echo "--- input-to-screen latency on bochs-drm (evdev event time to page flip), per run"
@@ -189,9 +172,4 @@ echo "--- guest steps (uptime in s)"
 grep -E '^E2E-(STEP|DEVICE|INFO|WAIT)' "$VM_LOG" | sed 's/^/  /' || true
 echo "--- timings (s since the start): kernel ready ${t_kernel} s, binary ${t_build} s, recordings ${t_gen} s, initramfs ${t_initrd} s, total ${t_vm} s"
 echo "--- artifacts: $work (test/ = what the guest got, *.state.json, out/serial.log, out/*.ppm and *.png)"
-if [ $VM_FAILED -gt 0 ]; then
-    echo "--- last lines of $VM_LOG"
-    tail -n 40 "$VM_LOG" || true
-fi
 vm_summary e2e-test
-[ $VM_FAILED = 0 ]

@@ -35,10 +35,42 @@ vm_need_pkgs() {
 vm_now() { date +%s.%N | cut -c1-14; }
 vm_elapsed() { awk -v a="$1" -v b="$(vm_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# --- host-side assertions on a VM run (used by e2e-test.sh) --------------------------------
-# Set VM_LOG to the run's serial.log first. Each check prints "ok   WHAT" or "FAIL WHAT" and
-# counts into VM_PASSED / VM_FAILED; vm_summary NAME prints "NAME: N passed, N failed".
-VM_PASSED=0 VM_FAILED=0 VM_LOG=
+# vm_workdir DIR NAME: DIR, or a new /tmp/vm-NAME.* folder when DIR is empty; made if missing.
+# Prints the absolute path (generated files are handed to tools that run elsewhere).
+vm_workdir() {
+    local dir=$1
+    [ -n "$dir" ] || dir=$(mktemp -d "/tmp/vm-$2.XXXXXX")
+    mkdir -p "$dir" && (cd "$dir" && pwd)
+}
+
+# vm_test_files FILE...: appends "--file FILE:/test/NAME" for each to the array VM_FILES, for
+# build-initramfs.sh (recordings, device descriptions and configs all go in the guest's /test).
+VM_FILES=()
+vm_test_files() {
+    local f
+    for f in "$@"; do VM_FILES+=(--file "$f:/test/${f##*/}"); done
+}
+
+# --- one VM run and the host-side assertions on it ------------------------------------------
+
+# vm_boot INITRD OUTDIR TIMEOUT [RUN-VM-ARGS...]: boots the initramfs with run-vm.sh into an
+# emptied OUTDIR (extra arguments such as --quiet go to run-vm.sh). Sets VM_OUT (OUTDIR),
+# VM_LOG (its serial.log) and VM_RC (run-vm.sh's exit status: 0 when the scenario ended with
+# rc=0). It does not fail itself: a broken run is reported by the checks that follow.
+VM_OUT= VM_LOG= VM_RC=
+vm_boot() {
+    local initrd=$1 timeout=$3
+    VM_OUT=$2
+    shift 3
+    rm -rf "$VM_OUT"
+    VM_RC=0
+    "$VM_DIR/run-vm.sh" --initrd "$initrd" --outdir "$VM_OUT" --timeout "$timeout" "$@" || VM_RC=$?
+    VM_LOG=$VM_OUT/serial.log
+}
+
+# Each check prints "ok   WHAT" or "FAIL WHAT" and counts into VM_PASSED / VM_FAILED;
+# vm_summary NAME prints the total at the end.
+VM_PASSED=0 VM_FAILED=0
 
 # vm_check WHAT COMMAND...: passes when the command exits 0 (its output is discarded).
 vm_check() {
@@ -65,6 +97,12 @@ vm_check_show() {
     return 0
 }
 
+# vm_ran_ok: the scenario ran to "VM-TEST-END rc=0" (run-vm.sh exited 0).
+vm_ran_ok() { [ "$VM_RC" = 0 ]; }
+
+# vm_modules_loaded: /init reported no VM-MODULE-FAIL.
+vm_modules_loaded() { ! vm_has VM-MODULE-FAIL; }
+
 # vm_has REGEX: a line of $VM_LOG matches (extended regex).
 vm_has() { grep -qE -- "$1" "$VM_LOG"; }
 
@@ -81,4 +119,45 @@ vm_in_order() {
     done
 }
 
-vm_summary() { echo "$1: $VM_PASSED passed, $VM_FAILED failed"; }
+# vm_no_crash PREFIX [REGEX]: none of the program's lines ("PREFIX| ...") shows a crash (or
+# matches REGEX, for a test's own error messages).
+VM_CRASH_RE='Fatal error|Segmentation|Illegal instruction|Trace/breakpoint|Aborted'
+vm_no_crash() { ! vm_lines "$1" | grep -qE -- "$VM_CRASH_RE${2:+|$2}"; }
+
+# vm_dump NAME ARGS...: `ppm.py check` on the screendump $VM_OUT/NAME.ppm.
+vm_dump() { python3 "$VM_DIR/ppm.py" check "$VM_OUT/$1.ppm" "${@:2}"; }
+
+# vm_png_copies: a PNG next to each screendump, to look at (best effort).
+vm_png_copies() {
+    local f
+    for f in "$VM_OUT"/*.ppm; do
+        if [ -e "$f" ]; then python3 "$VM_DIR/ppm.py" png "$f" > /dev/null || true; fi
+    done
+}
+
+# vm_summary NAME [LINES]: after a failure, the last LINES (default 40) of the serial log;
+# then "NAME: N passed, N failed". Returns 1 when a check failed, so it can end the script.
+vm_summary() {
+    if [ "$VM_FAILED" -gt 0 ]; then
+        echo "--- last lines of $VM_LOG"
+        tail -n "${2:-40}" "$VM_LOG" || true
+    fi
+    echo "$1: $VM_PASSED passed, $VM_FAILED failed"
+    [ "$VM_FAILED" = 0 ]
+}
+
+# vm_kiosk_binary [PATH]: the bubble-kiosk to test, as an absolute path. Without PATH it runs
+# `make release` (the one release configuration: static Swift runtime), so every test uses the
+# same build and none rebuilds with other flags.
+vm_kiosk_binary() {
+    local binary=${1:-}
+    if [ -z "$binary" ]; then
+        local repo
+        repo=$(cd "$VM_DIR/../.." && pwd)
+        vm_log "make release"
+        make -C "$repo" release >&2
+        binary=$repo/.build/release/bubble-kiosk
+    fi
+    [ -x "$binary" ] || vm_die "no binary at $binary"
+    echo "$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
+}

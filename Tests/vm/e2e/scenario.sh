@@ -10,38 +10,8 @@
 #   RUN| ...                   the kiosk's own output for run RUN
 #   E2E-WAIT timeout ...       something the scenario waited for did not happen
 
-step() { echo "E2E-STEP $* uptime=$(cut -d' ' -f1 /proc/uptime)"; }
-
-# wait_for FILE REGEX SECONDS: until a line of FILE matches (extended regex).
-wait_for() {
-    n=0
-    until grep -qE "$2" "$1" 2>/dev/null; do
-        n=$((n + 1))
-        [ $n -gt $(($3 * 10)) ] && { echo "E2E-WAIT timeout: '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
-
-count() { grep -cE "$2" "$1" 2>/dev/null || true; }
-
-# wait_more FILE REGEX N SECONDS: until more than N lines of FILE match.
-wait_more() {
-    n=0
-    while [ "$(count "$1" "$2")" -le "$3" ]; do
-        n=$((n + 1))
-        [ $n -gt $(($4 * 10)) ] && { echo "E2E-WAIT timeout: more than $3 of '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
-
-# new_device NAME DESC: evemu-device in the background; sets dev_pid and dev_node.
-new_device() {
-    evemu-device "$2" > "/tmp/$1.dev" 2>&1 &
-    dev_pid=$!
-    wait_for "/tmp/$1.dev" '/dev/input/event[0-9]+' 10 || cat "/tmp/$1.dev"
-    dev_node=$(grep -oE '/dev/input/event[0-9]+' "/tmp/$1.dev" | head -n1)
-    echo "E2E-DEVICE $1 $dev_node"
-}
+VM_TAG=E2E
+. /usr/lib/vm-guest.sh   # say, step, wait_for, new_device, unplug, finish...: Tests/vm/guest-lib.sh
 
 # kiosk RUN CONFIG: the kiosk on DRM with evdev input in the background, output in /tmp/RUN.log;
 # returns once it uses a touchscreen (when one is plugged in) and shows the start screen.
@@ -56,23 +26,15 @@ kiosk() {
 # far) and reports it.
 status() {
     wait_more "/tmp/$1.log" '^t=' "$(count "/tmp/$1.log" '^t=')" 5
-    echo "E2E-STATUS $2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"
+    say STATUS "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"
 }
 
 # play RUN EVENTS: replays E: lines on the current device; then waits out the pop effects
 # (particles live 1 s) so a screendump shows bubbles or background only.
 play() {
     step "$1" play "$2"
-    evemu-play "$dev_node" < "$2" || echo "E2E-WAIT evemu-play $2 failed"
+    evemu-play "$dev_node" < "$2" || say WAIT "evemu-play $2 failed"
     sleep 1.5
-}
-
-# finish RUN: SIGTERM, exit status, the log; the console must be back before the next run.
-finish() {
-    kill -TERM "$kiosk_pid"
-    wait "$kiosk_pid"
-    echo "E2E-EXIT $1 rc=$?"
-    sed "s/^/$1| /" "/tmp/$1.log"
 }
 
 . /test/params   # SEED
@@ -105,10 +67,9 @@ evemu-play "$dev_node" < /test/unplug-drag.events 2> /tmp/drag.err &
 player=$!
 sleep 1
 step unplug unplugging mid-drag
-kill "$dev_pid"
-wait "$dev_pid"
+unplug "$dev_pid"
 wait "$player"
-echo "E2E-INFO evemu-play after the unplug: $(head -c 200 /tmp/drag.err | tr '\n' ' ')"
+say INFO "evemu-play after the unplug: $(head -c 200 /tmp/drag.err | tr '\n' ' ')"
 wait_for /tmp/unplug.log 'gone \(' 5 && step unplug released
 # The kiosk goes on without a touchscreen: two more status lines.
 wait_more /tmp/unplug.log '^t=' "$(count /tmp/unplug.log '^t=')" 5
@@ -119,8 +80,7 @@ play unplug /test/unplug-b.events
 vm-screendump unplug-end
 status unplug unplug-end
 finish unplug
-kill "$dev_pid"
-wait "$dev_pid"
+unplug "$dev_pid"
 
 # --- 3: the console is back after the last run ----------------------------------------------
 sleep 0.5

@@ -6,44 +6,8 @@
 #   INPUT-EXIT NAME rc=N      how that kiosk run ended
 # Kiosk runs use the virtual display, so this test does not depend on DRM.
 
-step() { echo "INPUT-STEP $* uptime=$(cut -d' ' -f1 /proc/uptime)"; }
-
-# wait_for FILE REGEX SECONDS: until a line of FILE matches (extended regex).
-wait_for() {
-    n=0
-    until grep -qE "$2" "$1" 2>/dev/null; do
-        n=$((n + 1))
-        [ $n -gt $(($3 * 10)) ] && { echo "INPUT-WAIT timeout: '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
-
-# count FILE REGEX: matching lines so far.
-count() { grep -cE "$2" "$1" 2>/dev/null || true; }
-
-# wait_more FILE REGEX N SECONDS: until more than N lines of FILE match.
-wait_more() {
-    n=0
-    while [ "$(count "$1" "$2")" -le "$3" ]; do
-        n=$((n + 1))
-        [ $n -gt $(($4 * 10)) ] && { echo "INPUT-WAIT timeout: more than $3 of '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
-
-# new_device NAME DESC: evemu-device in the background; sets dev_pid and dev_node.
-new_device() {
-    evemu-device "$2" > "/tmp/$1.dev" 2>&1 &
-    dev_pid=$!
-    wait_for "/tmp/$1.dev" '/dev/input/event[0-9]+' 10 || cat "/tmp/$1.dev"
-    dev_node=$(grep -oE '/dev/input/event[0-9]+' "/tmp/$1.dev" | head -n1)
-    echo "INPUT-DEVICE $1 $dev_node"
-}
-
-unplug() {
-    kill "$1"
-    wait "$1" 2>/dev/null
-}
+VM_TAG=INPUT
+. /usr/lib/vm-guest.sh   # say, step, wait_for, new_device, unplug, finish...: Tests/vm/guest-lib.sh
 
 # kiosk NAME ARGS...: starts `bubble-kiosk run ARGS` in the background, output in /tmp/NAME.log.
 kiosk() {
@@ -52,12 +16,13 @@ kiosk() {
     kiosk_pid=$!
 }
 
-# finish NAME: stops the kiosk (SIGTERM), reports its exit status and prints its log.
-finish() {
-    if kill -0 "$kiosk_pid" 2>/dev/null; then kill -TERM "$kiosk_pid"; fi
-    wait "$kiosk_pid"
-    echo "INPUT-EXIT $1 rc=$?"
-    sed "s/^/$1| /" "/tmp/$1.log"
+# tap_start RUN EVENTS: once the kiosk uses the device and shows the start screen, replays
+# EVENTS (a tap on Start) on $dev_node and waits for the round to begin.
+tap_start() {
+    wait_for "/tmp/$1.log" 'input: using' 10
+    wait_for "/tmp/$1.log" 'screen=start' 10
+    evemu-play "$dev_node" < "$2"
+    wait_for "/tmp/$1.log" 'screen=playing' 10 && step "$1" playing
 }
 
 # Drag for 2.5 s from (200, 600) to the right in 16 ms steps; the test unplugs the device midway.
@@ -84,10 +49,7 @@ sed -n 's/^N: Name=/INPUT-INFO device at boot: /p' /proc/bus/input/devices
 step tapB
 new_device b1 /test/touch.desc
 kiosk tapB --input evdev --stats
-wait_for /tmp/tapB.log 'input: using' 10
-wait_for /tmp/tapB.log 'screen=start' 10
-evemu-play "$dev_node" < /test/tap-start.events
-wait_for /tmp/tapB.log 'screen=playing' 10 && step tapB playing
+tap_start tapB /test/tap-start.events
 evemu-play "$dev_node" < /tmp/hold.events
 sleep 0.5
 kill -STOP "$kiosk_pid"
@@ -107,7 +69,7 @@ step hotplug
 kiosk hotplug --input evdev --config /test/hotplug.conf
 wait_for /tmp/hotplug.log 'screen=start' 10
 sleep 2
-kill -0 "$kiosk_pid" && echo "INPUT-HOTPLUG alive without a touchscreen"
+kill -0 "$kiosk_pid" && say HOTPLUG "alive without a touchscreen"
 new_device h1 /test/touch.desc
 wait_for /tmp/hotplug.log "input: using $dev_node" 10 && step hotplug first device used
 evemu-play "$dev_node" < /test/tap-start.events
@@ -119,12 +81,12 @@ step hotplug unplug mid-drag
 starts=$(count /tmp/hotplug.log 'screen=start')
 unplug "$dev_pid"
 wait "$player"
-echo "INPUT-HOTPLUG evemu-play ended: $(head -c 200 /tmp/drag.err | tr '\n' ' ')"
+say HOTPLUG "evemu-play ended: $(head -c 200 /tmp/drag.err | tr '\n' ' ')"
 wait_for /tmp/hotplug.log 'gone \(' 5 && step hotplug unplug seen
 # The round times out to the start screen 5 s after the last touch (hotplug.conf).
 wait_more /tmp/hotplug.log 'screen=start.*input=evdev:all\(0\)' "$starts" 15 && step hotplug back at start
 playing_lines=$(count /tmp/hotplug.log 'screen=playing')
-kill -0 "$kiosk_pid" && echo "INPUT-HOTPLUG alive after unplug"
+kill -0 "$kiosk_pid" && say HOTPLUG "alive after unplug"
 new_device h2 /test/touch.desc
 wait_for /tmp/hotplug.log "input: using $dev_node.* as device 0" 10 && step hotplug second device used
 evemu-play "$dev_node" < /test/tap-start.events
@@ -136,10 +98,7 @@ unplug "$dev_pid"
 step tapA
 new_device a1 /test/protocol-a.desc
 kiosk tapA --input "evdev:$dev_node" --grab
-wait_for /tmp/tapA.log 'input: using' 10
-wait_for /tmp/tapA.log 'screen=start' 10
-evemu-play "$dev_node" < /test/tap-start-a.events
-wait_for /tmp/tapA.log 'screen=playing' 10 && step tapA playing
+tap_start tapA /test/tap-start-a.events
 finish tapA
 unplug "$dev_pid"
 
@@ -147,10 +106,7 @@ unplug "$dev_pid"
 step tapSingle
 new_device s1 /test/single-touch.desc
 kiosk tapSingle --input evdev
-wait_for /tmp/tapSingle.log 'input: using' 10
-wait_for /tmp/tapSingle.log 'screen=start' 10
-evemu-play "$dev_node" < /test/tap-start-single.events
-wait_for /tmp/tapSingle.log 'screen=playing' 10 && step tapSingle playing
+tap_start tapSingle /test/tap-start-single.events
 finish tapSingle
 unplug "$dev_pid"
 
@@ -158,33 +114,24 @@ unplug "$dev_pid"
 step tapPointer
 new_device p1 /test/pointer.desc
 kiosk tapPointer --input evdev
-wait_for /tmp/tapPointer.log 'input: using' 10
-wait_for /tmp/tapPointer.log 'screen=start' 10
-evemu-play "$dev_node" < /test/tap-start-pointer.events
-wait_for /tmp/tapPointer.log 'screen=playing' 10 && step tapPointer playing
+tap_start tapPointer /test/tap-start-pointer.events
 finish tapPointer
 
 # --- 6: bubble-kiosk devices (the pointer is still plugged in; add a protocol B one) ----------
 step devices
 new_device d1 /test/touch.desc
 bubble-kiosk devices > /tmp/devices.log 2>&1
-echo "INPUT-EXIT devices rc=$?"
-sed 's/^/devices| /' /tmp/devices.log
+say EXIT "devices rc=$?"
+show devices /tmp/devices.log
 unplug "$dev_pid"
 
 # --- 7: an ordinary user: permission hints, then access granted while running ----------------
 step user
-# build-initramfs.sh packs a mktemp -d folder, so / is 0700: let other users reach /bin.
-chmod 755 /
-echo 'root:x:0:0:root:/root:/bin/sh' > /etc/passwd
-echo 'kiosk:x:1000:1000:kiosk:/tmp:/bin/sh' >> /etc/passwd
-printf 'root:x:0:\nkiosk:x:1000:\n' > /etc/group
-# as_user CMD: runs the command line as uid 1000 (busybox su needs no password as root).
-as_user() { su -s /bin/sh kiosk -c "exec $*"; }
-echo "INPUT-USER $(as_user id) nodes: $(ls -l /dev/input | tr -s ' ' | cut -d' ' -f1,3,4,10 | tr '\n' ';')"
+add_kiosk_user
+say USER "$(as_user id) nodes: $(ls -l /dev/input | tr -s ' ' | cut -d' ' -f1,3,4,10 | tr '\n' ';')"
 as_user /usr/local/bin/bubble-kiosk devices > /tmp/user-devices.log 2>&1
-echo "INPUT-EXIT user-devices rc=$?"
-sed 's/^/user-devices| /' /tmp/user-devices.log
+say EXIT "user-devices rc=$?"
+show user-devices /tmp/user-devices.log
 new_device u1 /test/touch.desc
 chmod 600 "$dev_node"
 as_user /usr/local/bin/bubble-kiosk run --display virtual:1280x800 --status --input evdev > /tmp/user.log 2>&1 &

@@ -1,0 +1,78 @@
+# Shared helpers for the guest scenarios. build-initramfs.sh installs this file as
+# /usr/lib/vm-guest.sh in every initramfs; a scenario sets its marker tag and sources it:
+#   VM_TAG=E2E
+#   . /usr/lib/vm-guest.sh
+# Scenarios run under busybox ash, so this is plain POSIX sh (lib.sh is bash, for the host).
+# Functions keep their scratch variables in _vm_* names: sh has no locals, and a scenario's own
+# loop counter must survive a wait_for.
+
+# say KIND TEXT...: a marker line "$VM_TAG-KIND TEXT" for the host to grep.
+say() { _vm_kind=$1; shift; echo "$VM_TAG-$_vm_kind${*:+ $*}"; }
+
+# step NAME...: "$VM_TAG-STEP NAME... uptime=S", to follow the scenario and time its steps.
+step() { say STEP "$* uptime=$(cut -d' ' -f1 /proc/uptime)"; }
+
+# show NAME FILE: the file's lines prefixed "NAME| " (the host's vm_lines NAME reads them back).
+show() { sed "s/^/$1| /" "$2"; }
+
+# wait_for FILE REGEX SECONDS: until a line of FILE matches (extended regex). On timeout it
+# says "$VM_TAG-WAIT timeout: ..." and returns 1.
+wait_for() {
+    _vm_n=0
+    until grep -qE "$2" "$1" 2>/dev/null; do
+        _vm_n=$((_vm_n + 1))
+        [ $_vm_n -gt $(($3 * 10)) ] && { say WAIT "timeout: '$2' in $1"; return 1; }
+        sleep 0.1
+    done
+}
+
+# count FILE REGEX: matching lines so far.
+count() { grep -cE "$2" "$1" 2>/dev/null || true; }
+
+# wait_more FILE REGEX N SECONDS: until more than N lines of FILE match.
+wait_more() {
+    _vm_n=0
+    while [ "$(count "$1" "$2")" -le "$3" ]; do
+        _vm_n=$((_vm_n + 1))
+        [ $_vm_n -gt $(($4 * 10)) ] && { say WAIT "timeout: more than $3 of '$2' in $1"; return 1; }
+        sleep 0.1
+    done
+}
+
+# new_device NAME DESC: a uinput device made by evemu-device from the description DESC, kept
+# running in the background (it lives until it is killed: see unplug). Sets dev_pid and
+# dev_node (/dev/input/eventN) and says "$VM_TAG-DEVICE NAME NODE".
+new_device() {
+    evemu-device "$2" > "/tmp/$1.dev" 2>&1 &
+    dev_pid=$!
+    wait_for "/tmp/$1.dev" '/dev/input/event[0-9]+' 10 || cat "/tmp/$1.dev"
+    dev_node=$(grep -oE '/dev/input/event[0-9]+' "/tmp/$1.dev" | head -n1)
+    say DEVICE "$1 $dev_node"
+}
+
+# unplug PID: kills an evemu-device (its node goes away) and waits until it is gone.
+unplug() {
+    kill "$1"
+    wait "$1" 2>/dev/null
+}
+
+# finish RUN: stops the program started as $kiosk_pid with output in /tmp/RUN.log (SIGTERM,
+# unless it has ended already), says "$VM_TAG-EXIT RUN rc=N" and shows the log as "RUN| ...".
+finish() {
+    if kill -0 "$kiosk_pid" 2>/dev/null; then kill -TERM "$kiosk_pid"; fi
+    wait "$kiosk_pid"
+    say EXIT "$1 rc=$?"
+    show "$1" "/tmp/$1.log"
+}
+
+# add_kiosk_user: an ordinary user "kiosk" (uid 1000, in no other group), for permission tests.
+add_kiosk_user() {
+    # The initramfs root is packed from a mktemp -d folder: make sure others can reach /bin.
+    chmod 755 /
+    echo 'root:x:0:0:root:/root:/bin/sh' > /etc/passwd
+    echo 'kiosk:x:1000:1000:kiosk:/tmp:/bin/sh' >> /etc/passwd
+    printf 'root:x:0:\nkiosk:x:1000:\n' > /etc/group
+}
+
+# as_user CMD...: runs the command line as that user (busybox su needs no password as root).
+as_user() { su -s /bin/sh kiosk -c "exec $*"; }
