@@ -2,21 +2,6 @@ import CEvdev
 import Glibc
 import KioskCore
 
-/// Bus type and ids of an input device (`struct input_id`), as udev and `lsusb` show them.
-public struct InputDeviceID: Equatable, Sendable {
-    public var bus: UInt16
-    public var vendor: UInt16
-    public var product: UInt16
-    public var version: UInt16
-
-    public init(bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16 = 0) {
-        self.bus = bus
-        self.vendor = vendor
-        self.product = product
-        self.version = version
-    }
-}
-
 /// One open `/dev/input/event*` node and its libevdev handle; both are released in `deinit`.
 ///
 /// Reading translates libevdev's resynchronisation after `SYN_DROPPED` into the event stream

@@ -34,7 +34,7 @@ private let smallHeader = """
         let r = try fixtureRecording("protocol-b-two-fingers.evemu")
         #expect(r.formatVersion == EvemuRecording.FormatVersion(major: 1, minor: 3))
         #expect(r.device.name == "Goodix Capacitive TouchScreen")
-        #expect(r.id == EvemuRecording.DeviceID(bus: 0x18, vendor: 0x416, product: 0x38f, version: 0x1060))
+        #expect(r.id == InputDeviceID(bus: 0x18, vendor: 0x416, product: 0x38f, version: 0x1060))
         #expect(r.device.properties == [EventCode.INPUT_PROP_DIRECT])
         // KEY_LEFTMETA on the second B: 01 line, BTN_TOUCH on the sixth.
         #expect(r.device.keys == [125, EventCode.BTN_TOUCH])
@@ -308,7 +308,7 @@ private let smallHeader = """
         let r = try EvemuRecording.parse(RecordingBuilder.deviceHeader, file: "header.evemu")
         #expect(r.formatVersion == EvemuRecording.FormatVersion(major: 1, minor: 3))
         #expect(r.device.name == "bubble-kiosk virtual touchscreen")
-        #expect(r.id == EvemuRecording.DeviceID(bus: 6, vendor: 0, product: 0, version: 1))
+        #expect(r.id == InputDeviceID(bus: 6, vendor: 0, product: 0, version: 1))
         #expect(r.device.properties == [EventCode.INPUT_PROP_DIRECT])
         #expect(r.device.keys == [EventCode.BTN_TOUCH])
         #expect(r.device.axes == [

@@ -19,7 +19,7 @@ struct EvemuParser {
 
     var version = EvemuRecording.FormatVersion(major: 1, minor: 0)
     var name = ""
-    var id = EvemuRecording.DeviceID(bus: 0, vendor: 0, product: 0, version: 0)
+    var id = InputDeviceID(bus: 0, vendor: 0, product: 0, version: 0)
     var properties = Set<Int>()
     var propertyBytes = 0
     /// Bytes of mask read so far per event type: repeated `B:` lines continue where the last ended.
@@ -162,7 +162,7 @@ struct EvemuParser {
         guard fields.count == 4, numbers.count == 4 else {
             throw failure("expected 'I: <bus> <vendor> <product> <version>' (4 hex numbers), got '\(Self.quoted(line))'")
         }
-        id = EvemuRecording.DeviceID(bus: UInt16(numbers[0]), vendor: UInt16(numbers[1]),
+        id = InputDeviceID(bus: UInt16(numbers[0]), vendor: UInt16(numbers[1]),
                                      product: UInt16(numbers[2]), version: UInt16(numbers[3]))
         stage = .properties
     }

@@ -41,25 +41,11 @@ public struct EvemuRecording: Equatable, Sendable {
         public var description: String { "\(major).\(minor)" }
     }
 
-    /// The `I:` line: bus type, vendor, product and version ids.
-    public struct DeviceID: Equatable, Hashable, Sendable {
-        public var bus: UInt16
-        public var vendor: UInt16
-        public var product: UInt16
-        public var version: UInt16
-
-        public init(bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16) {
-            self.bus = bus
-            self.vendor = vendor
-            self.product = product
-            self.version = version
-        }
-    }
-
     /// The `# EVEMU` version the file declares.
     public var formatVersion: FormatVersion
     /// Bus, vendor, product and version from the `I:` line.
-    public var id: DeviceID
+    /// The `I:` line.
+    public var id: InputDeviceID
     /// Name, axes (`A:` lines), keys (`EV_KEY` bits of the `B:` lines) and properties (`P:` bits).
     public var device: TouchDeviceInfo
     /// Every event code the `B:` lines enable, by event type.
@@ -68,7 +54,7 @@ public struct EvemuRecording: Equatable, Sendable {
     public var events: [InputEvent]
 
     /// A recording from its parts (tests and generated recordings).
-    public init(formatVersion: FormatVersion, id: DeviceID, device: TouchDeviceInfo,
+    public init(formatVersion: FormatVersion, id: InputDeviceID, device: TouchDeviceInfo,
                 eventCodes: [UInt16: Set<UInt16>] = [:], events: [InputEvent]) {
         self.formatVersion = formatVersion
         self.id = id

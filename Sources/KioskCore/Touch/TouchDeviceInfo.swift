@@ -47,3 +47,18 @@ public struct TouchDeviceInfo: Equatable, Sendable {
     /// A direct device (touchscreen, not touchpad), per `INPUT_PROP_DIRECT`.
     public var isDirect: Bool { properties.contains(EventCode.INPUT_PROP_DIRECT) }
 }
+
+/// Bus type and ids of an input device (`struct input_id`), as udev and `lsusb` show them.
+public struct InputDeviceID: Equatable, Hashable, Sendable {
+    public var bus: UInt16
+    public var vendor: UInt16
+    public var product: UInt16
+    public var version: UInt16
+
+    public init(bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16 = 0) {
+        self.bus = bus
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+    }
+}
