@@ -19,8 +19,7 @@ enum InputLatencyBench {
         var visibleAt: TimeStamp?
         display.onVisible = { visibleAt = $0 }
         // Tap Start, so the samples are taken mid-round.
-        let button = session.game.button
-        let start = Vector2(button.x + button.width / 2, button.y + button.height / 2)
+        let start = session.game.button.center
         for contacts in [[TouchPoint(slot: 0, trackingID: 1, position: start)], []] {
             let now = EventLoop.now()
             builder.note(session.process(TouchFrame(time: now, contacts: contacts)), round: session.game.round, at: now)

@@ -173,15 +173,11 @@ final class KioskApp {
 
     /// The `--stats` line printed at exit.
     func statsLine() -> String {
-        let sorted = latencies.sorted()
-        func pct(_ p: Double) -> String {
-            guard !sorted.isEmpty else { return "-" }
-            let v = sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-            return String((v * 100).rounded() / 100)
-        }
-        // Over the last `latencyCapacity` samples at most.
-        return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(pct(0.5)) "
-            + "p95=\(pct(0.95)) max=\(pct(1)) samples=\(sorted.count)"
+        // Over the last `latencyCapacity` samples at most; the same statistics as `bench`.
+        let timing = Timing(latencies)
+        func ms(_ v: Double) -> String { latencies.isEmpty ? "-" : String((v * 100).rounded() / 100) }
+        return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(ms(timing.median)) "
+            + "p95=\(ms(timing.p95)) max=\(ms(latencies.max() ?? 0)) samples=\(latencies.count)"
     }
 
     private func finish() {

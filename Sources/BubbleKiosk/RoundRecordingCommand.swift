@@ -25,10 +25,9 @@ struct RoundRecordingCommand: KioskCommand {
         let game = KioskGame(field: setup.field, settings: setup.settings, seed: seed, at: .zero)
         let logical = setup.field.size
         let native = rotation == 90 || rotation == 270 ? PixelSize(width: logical.height, height: logical.width) : logical
-        let button = game.button
         var recording = RoundRecording(transform: TouchTransform(native: native, rotation: rotation),
                                        startButton: args.has("no-start") ? nil
-                                           : Vector2(button.x + button.width / 2, button.y + button.height / 2))
+                                           : game.button.center)
         if args.has("no-start") { recording.startMS = 100 }
         Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25)))
         return 0

@@ -18,21 +18,20 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
     return events
 }
 
-func center(_ r: Rect) -> Vector2 { Vector2(r.x + r.width / 2, r.y + r.height / 2) }
 
 @Suite struct KioskScreenTests {
     @Test func startButtonStartsARound() {
         var s = makeSession()
         #expect(s.game.screen == .start)
         #expect(realTap(&s, Vector2(5, 5), at: 100).isEmpty, "a tap beside the button does nothing")
-        #expect(realTap(&s, center(s.game.button), at: 500) == [.roundStarted(demo: false)])
+        #expect(realTap(&s, s.game.button.center, at: 500) == [.roundStarted(demo: false)])
         #expect(s.game.screen == .playing(demo: false))
         #expect(s.game.round?.bubbles.count == 10)
     }
 
     @Test func walkingAwayMidRoundReturnsToStart() {
         var s = makeSession { $0.attract.idleTimeoutS = 30; $0.attract.demo = false }
-        _ = realTap(&s, center(s.game.button), at: 0)
+        _ = realTap(&s, s.game.button.center, at: 0)
         // Idle time counts from the last real touch: the tap's lift at 60 ms.
         #expect(s.nextDeadline == TimeStamp(milliseconds: 30_060))
         #expect(s.advance(to: TimeStamp(milliseconds: 30_059)).isEmpty)
@@ -44,7 +43,7 @@ func center(_ r: Rect) -> Vector2 { Vector2(r.x + r.width / 2, r.y + r.height / 
 
     @Test func touchesKeepTheRoundAlive() {
         var s = makeSession { $0.attract.idleTimeoutS = 30 }
-        _ = realTap(&s, center(s.game.button), at: 0)
+        _ = realTap(&s, s.game.button.center, at: 0)
         _ = realTap(&s, Vector2(3, 3), at: 25_000)
         #expect(s.advance(to: TimeStamp(milliseconds: 40_000)).isEmpty)
         #expect(s.game.screen == .playing(demo: false))
@@ -52,7 +51,7 @@ func center(_ r: Rect) -> Vector2 { Vector2(r.x + r.width / 2, r.y + r.height / 
 
     @Test func roundOverScreenTimesOut() {
         var s = makeSession { $0.attract.roundOverS = 5; $0.attract.demo = false }
-        _ = realTap(&s, center(s.game.button), at: 0)
+        _ = realTap(&s, s.game.button.center, at: 0)
         var t = 1000.0
         for b in s.game.round!.bubbles {
             switch b.kind {

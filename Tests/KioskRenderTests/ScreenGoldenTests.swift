@@ -41,8 +41,7 @@ import Testing
     }
 
     static func startButton(_ s: KioskSession) -> Vector2 {
-        let b = s.game.button
-        return Vector2(b.x + b.width / 2, b.y + b.height / 2)
+        s.game.button.center
     }
 
     @Test func startScreen() {

@@ -35,6 +35,18 @@ public struct Bubble: Equatable, Sendable, Identifiable {
     public var isPopped: Bool { poppedAt != nil }
     public var radius: Double { diameter / 2 }
 
+    /// The touches that pop this bubble: one tap (from == to) per tap still needed, or one swipe
+    /// of `swipeLength` from the centre along the arrow; none once popped.
+    public func poppingStrokes(swipeLength: Double) -> [(from: Vector2, to: Vector2)] {
+        guard !isPopped else { return [] }
+        switch kind {
+        case .tap:
+            return Array(repeating: (center, center), count: tapsLeft)
+        case .swipe(let angle):
+            return [(center, center + Angle.unitVector(degrees: angle) * swipeLength)]
+        }
+    }
+
     /// The name scripts see: `tap` or `swipe`.
     public var kindName: String {
         if case .tap = kind { return "tap" }

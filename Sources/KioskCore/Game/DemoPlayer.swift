@@ -33,17 +33,11 @@ public struct DemoPlayer: Sendable {
         var id = 1
         let swipeLength = round.field.px(25)
         for b in round.bubbles where !b.isPopped {
-            switch b.kind {
-            case .tap(let n):
-                for _ in 0..<n {
-                    strokes.append(Stroke(start: t, durationMS: 90, from: b.center, to: b.center, trackingID: id))
-                    id += 1
-                    t = t.adding(milliseconds: 260)
-                }
-            case .swipe(let angle):
-                let end = b.center + Angle.unitVector(degrees: angle) * swipeLength
-                strokes.append(Stroke(start: t, durationMS: 120, from: b.center, to: end, trackingID: id))
+            for (from, to) in b.poppingStrokes(swipeLength: swipeLength) {
+                let isTap = from == to
+                strokes.append(Stroke(start: t, durationMS: isTap ? 90 : 120, from: from, to: to, trackingID: id))
                 id += 1
+                if isTap { t = t.adding(milliseconds: 260) }
             }
             t = t.adding(milliseconds: 700)
         }

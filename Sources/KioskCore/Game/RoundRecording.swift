@@ -24,19 +24,17 @@ public struct RoundRecording: Sendable {
         }
         let live = bubbles.filter { !$0.isPopped }
         for b in live.prefix(limit ?? live.count) {
-            switch b.kind {
-            case .tap:
-                for _ in 0..<b.tapsLeft {
-                    builder.tap(at: transform.panelPosition(ofGame: b.center), start: t)
+            for (from, to) in b.poppingStrokes(swipeLength: swipeLengthPx) {
+                if from == to {
+                    builder.tap(at: transform.panelPosition(ofGame: from), start: t)
                     t += 150
+                } else {
+                    builder.swipe(from: transform.panelPosition(ofGame: from), to: transform.panelPosition(ofGame: to),
+                                  start: t, durationMS: 90)
+                    t += 350
                 }
-                t += 250
-            case .swipe(let angle):
-                let end = b.center + Angle.unitVector(degrees: angle) * swipeLengthPx
-                builder.swipe(from: transform.panelPosition(ofGame: b.center), to: transform.panelPosition(ofGame: end),
-                              start: t, durationMS: 90)
-                t += 350
             }
+            if case .tap = b.kind { t += 250 }
         }
         return builder.text()
     }

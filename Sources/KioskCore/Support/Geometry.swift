@@ -48,6 +48,7 @@ public struct Rect: Equatable, Sendable {
     }
 
     public var maxX: Double { x + width }
+    public var center: Vector2 { Vector2(x + width / 2, y + height / 2) }
     public var maxY: Double { y + height }
 
     public func contains(_ p: Vector2) -> Bool {
