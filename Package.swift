@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies run one way: executable -> platform -> core.
+// Dependencies run one way: executable -> runtime -> platform/render -> core.
 // KioskCore is plain Swift (no C imports) so tests drive it without any device.
 let package = Package(
     name: "bubble-kiosk",
@@ -16,10 +16,12 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .target(name: "CLinux"),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM"]),
+        // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
+        .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
         .executableTarget(
             name: "BubbleKiosk",
-            dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]
+            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime"]
         ),
         .testTarget(
             name: "KioskCoreTests",
@@ -34,6 +36,10 @@ let package = Package(
         .testTarget(
             name: "KioskPlatformTests",
             dependencies: ["KioskPlatform", "KioskRender", "KioskCore"]
+        ),
+        .testTarget(
+            name: "KioskRuntimeTests",
+            dependencies: ["KioskRuntime", "KioskPlatform", "KioskRender", "KioskCore"]
         ),
         .testTarget(
             name: "BubbleKioskTests",

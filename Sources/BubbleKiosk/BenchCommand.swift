@@ -26,7 +26,7 @@ struct BenchCommand: KioskCommand {
         let frames = try a.int("frames", default: 300, range: 1...100_000)
         let seed = try a.seed() ?? 1
         var bench = Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)
-        let report = bench.run(pngPath: a.value("png"))
+        let report = try bench.run(pngPath: a.value("png"))
         Console.out(a.has("json") ? report.json.text + "\n" : report.table)
         return 0
     }
@@ -46,7 +46,7 @@ struct Benchmark {
         simulation = BenchSimulation(size: size, bubbles: bubbles, seed: seed)
     }
 
-    mutating func run(pngPath: String?) -> BenchReport {
+    mutating func run(pngPath: String?) throws -> BenchReport {
         var report = BenchReport(size: size, bubbles: bubbles, frames: frames)
         let renderer = SceneRenderer(size: size)
 
@@ -116,7 +116,7 @@ struct Benchmark {
         }
         report.peakRSSMB = Self.peakRSSMegabytes()
         // After the RSS reading: it needs a renderer and a display of its own.
-        report.inputLatency = InputLatencyBench.measure(size: size, frames: frames, seed: 1)
+        report.inputLatency = try InputLatencyBench.measure(size: size, frames: frames, seed: 1)
         return report
     }
 
@@ -164,25 +164,6 @@ struct CPUTimer {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
         return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
     }
-}
-
-/// Median and 95th percentile (nearest rank) of per-frame times.
-struct Timing {
-    var median = 0.0
-    var p95 = 0.0
-
-    init() {}
-
-    init(_ samples: [Double]) {
-        let s = samples.sorted()
-        guard !s.isEmpty else { return }
-        let mid = s.count / 2
-        median = s.count % 2 == 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
-        let rank = Int((0.95 * Double(s.count)).rounded(.up))
-        p95 = s[min(max(rank - 1, 0), s.count - 1)]
-    }
-
-    var json: JSON { .object([("median", JSON.rounded(median, 4)), ("p95", JSON.rounded(p95, 4))]) }
 }
 
 /// A round that keeps moving the same way on every run: a bubble pops every third of a second

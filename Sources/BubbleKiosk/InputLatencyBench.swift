@@ -1,44 +1,43 @@
 import KioskCore
 import KioskPlatform
-import KioskRender
+import KioskRuntime
 
-/// Input-to-screen latency through the kiosk's own path: a touch frame stamped with the
+/// Input-to-screen latency through the kiosk's own runtime: a touch frame stamped with the
 /// monotonic clock goes through the session, the scene builder and the renderer into a virtual
-/// display, and the time until the display reports it visible is one sample.
+/// display, and the time until the display reports it visible is one sample (the runtime's
+/// own latency accounting, as `run --stats` prints it).
 ///
 /// On DRM the page flip adds the wait for vblank on top; `run --stats` measures that end to end.
 enum InputLatencyBench {
-    static func measure(size: PixelSize, frames: Int, seed: UInt64) -> Timing {
+    static func measure(size: PixelSize, frames: Int, seed: UInt64) throws -> Timing {
         var settings = Settings()
         settings.attract.demo = false
-        let field = PlayField(size: size, pxPerMM: DisplaySettings.fallbackPxPerMM, game: settings.game)
-        var session = KioskSession(game: KioskGame(field: field, settings: settings, seed: seed, at: EventLoop.now()))
-        var builder = SceneBuilder(field: field, seed: seed)
-        let renderer = SceneRenderer(size: size)
         let display = VirtualDisplay(size: size)
-        var visibleAt: TimeStamp?
-        display.onVisible = { visibleAt = $0 }
+        let input = InjectedTouchInput()
+        var options = KioskRuntime.Options()
+        options.seed = seed
+        // Unpaced: each sample is drawn at once, so the figure is the kiosk's own work.
+        options.frameIntervalMS = 0
+        let loop = try EventLoop()
+        let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
+                                   loadConfig: { ConfigResult(settings: settings) })
+        try runtime.start()
         // Tap Start, so the samples are taken mid-round.
-        let start = session.game.button.center
+        let start = runtime.session.game.button.center
         for contacts in [[TouchPoint(slot: 0, trackingID: 1, position: start)], []] {
-            let now = EventLoop.now()
-            builder.note(session.process(TouchFrame(time: now, contacts: contacts)), round: session.game.round, at: now)
+            input.push(TouchFrame(time: EventLoop.now(), contacts: contacts))
+            runtime.step()
         }
-
-        var samples: [Double] = []
-        samples.reserveCapacity(frames)
         let center = Vector2(Double(size.width) / 2, Double(size.height) / 2)
+        let before = runtime.latencies.samples.count
         for i in 0..<frames {
             // A finger circling the middle of the screen, one frame at a time.
             let p = center + Angle.unitVector(degrees: Double(i * 7)) * Double(min(size.width, size.height)) / 4
-            let input = EventLoop.now()
-            let frame = TouchFrame(time: input, contacts: [TouchPoint(slot: 0, trackingID: 2, position: p)])
-            builder.note(session.process(frame), round: session.game.round, at: input)
-            let damage = renderer.render(builder.scene(session, at: input))
-            visibleAt = nil
-            try? display.present(renderer.frame, damage: damage)
-            if let shown = visibleAt { samples.append(shown.milliseconds(since: input)) }
+            input.push(TouchFrame(time: EventLoop.now(), contacts: [TouchPoint(slot: 0, trackingID: 2, position: p)]))
+            runtime.step()
         }
-        return Timing(samples)
+        runtime.finish()
+        let samples = runtime.latencies.samples
+        return Timing(Array(samples.suffix(max(0, min(frames, samples.count - before)))))
     }
 }

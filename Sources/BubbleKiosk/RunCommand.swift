@@ -1,6 +1,7 @@
 import Glibc
 import KioskCore
 import KioskPlatform
+import KioskRuntime
 
 /// `bubble-kiosk run`: the kiosk itself.
 struct RunCommand: KioskCommand {
@@ -10,7 +11,7 @@ struct RunCommand: KioskCommand {
                                 [--connector NAME] [--mode WxH[@Hz]] [--input evdev[:PATH]|none|replay:FILE]
                                 [--grab] [--config F] [--screenshot PATH]
                                 [--screenshot-every SECONDS PATH] [--status] [--attract]
-                                [--duration SECONDS] [--seed N] [--stats]
+                                [--duration SECONDS] [--seed N] [--stats] [--state-dir DIR]
         Runs the kiosk. --display drm (the default) shows it full screen through KMS on the first
         /dev/dri/card* with a connected screen (or CARD, or the card with --connector NAME such as
         HDMI-A-1) in its preferred mode (or --mode); fbdev writes to /dev/fb0 (or the one named) on
@@ -23,31 +24,42 @@ struct RunCommand: KioskCommand {
         ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
         virtual display. --grab (or [input] grab = true) keeps the touch devices from other
         programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
-        the frame showing it) at exit.
+        the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless
+        [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd).
+        SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
+        screenshot.
         """
+
+    /// Longest `--duration`: about three years, far inside the clock's range.
+    static let longestDuration = 1e8
+    /// `--screenshot-every` bounds: PNGs no faster than ten a second, at least one a day.
+    static let screenshotPeriods: ClosedRange<Double> = 0.1...86_400
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
         // --screenshot-every takes two values; take it out before the generic parser.
         var rest = Array(argv)
         var every: (Double, String)?
         if let i = rest.firstIndex(of: "--screenshot-every") {
-            guard i + 2 < rest.count, let seconds = Double(rest[i + 1]), seconds > 0, seconds.isFinite else {
-                throw UsageError("--screenshot-every expects SECONDS PATH")
+            guard i + 2 < rest.count, let seconds = Double(rest[i + 1]), screenshotPeriods.contains(seconds) else {
+                throw UsageError("--screenshot-every expects SECONDS PATH, SECONDS from 0.1 to 86400")
             }
             every = (seconds, rest[i + 2])
             rest.removeSubrange(i...(i + 2))
         }
         let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed",
-                                                         "drm-device", "connector", "mode"],
+                                                         "drm-device", "connector", "mode", "state-dir"],
                                  flags: ["status", "attract", "stats", "grab"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var duration: Double?
         if let d = args.value("duration") {
-            guard let v = Double(d), v > 0, v.isFinite else { throw UsageError("--duration expects seconds, got '\(d)'") }
+            guard let v = Double(d), v > 0, v <= longestDuration else {
+                throw UsageError("--duration expects seconds from 0 to \(Int(longestDuration)), got '\(d)'")
+            }
             duration = v
         }
         let seed = try args.seed() ?? UInt64(bitPattern: EventLoop.now().microseconds) ^ UInt64(getpid())
-        let settings = loadSettings(configPath: args.value("config"))
+        let configPath = args.value("config")
+        let settings = loadSettings(configPath: configPath)
         let display: Display
         do {
             display = try makeDisplay(args.value("display") ?? "drm", args: args, settings: settings.display)
@@ -56,18 +68,32 @@ struct RunCommand: KioskCommand {
             Console.errorLine("bubble-kiosk: \(error)")
             return 1
         }
-        // Touch devices span the panel in its own orientation; KioskApp turns that into game space.
+        // Touch devices span the panel in its own orientation; the runtime turns that into game space.
         // Real screens get real touch by default; the virtual one is for development and tests.
         let defaultInput = display is VirtualDisplay ? "none" : "evdev"
         guard let input = try makeInput(args.value("input") ?? defaultInput, screen: display.nativeSize,
                                         grab: args.has("grab") || settings.input.grab) else { return 2 }
-        let options = KioskApp.Options(screenshotPath: args.value("screenshot"), screenshotEvery: every,
-                                       statusLines: args.has("status"), attractNow: args.has("attract"),
-                                       duration: duration, seed: seed, stats: args.has("stats"))
-        let app = try KioskApp(settings: settings, display: display, input: input, options: options)
-        Console.errorLine("bubble-kiosk: display \(display.name), input \(input.name), seed \(seed)")
-        return try app.run()
+        var options = KioskRuntime.Options()
+        options.screenshotPath = args.value("screenshot")
+        options.screenshotEvery = every
+        options.statusLines = args.has("status")
+        options.attractNow = args.has("attract")
+        options.duration = duration
+        options.seed = seed
+        options.stats = args.has("stats")
+        options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
+        // Signals are blocked (and SIGPIPE ignored) from here on: threads started later inherit that.
+        let loop = try EventLoop()
+        let console = display is VirtualDisplay ? nil : try openConsole()
+        let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
+                                   console: console, loadConfig: { ConfigLoader.load(configPath: configPath) })
+        Console.errorLine("bubble-kiosk: display \(display.name), input \(input.name), seed \(seed)"
+            + (console == nil ? "" : ", on a VT"))
+        return try runtime.run()
     }
+
+    /// The VT on standard input, when the kiosk runs on a Linux console.
+    static func openConsole() throws -> ConsoleOwner? { nil }
 
     static func makeDisplay(_ spec: String, args: Arguments, settings: DisplaySettings) throws -> Display {
         let (kind, arg) = split(spec)
@@ -76,9 +102,9 @@ struct RunCommand: KioskCommand {
             if arg != nil && args.value("drm-device") != nil { throw UsageError("give the card once: drm:CARD or --drm-device") }
             if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(m)'") }
             return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), connector: args.value("connector"),
-                                  mode: args.value("mode"), rotation: settings.rotation, pxPerMMOverride: settings.pxPerMM)
+                                  mode: args.value("mode"), rotation: settings.rotation)
         case "fbdev":
-            return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation, pxPerMMOverride: settings.pxPerMM)
+            return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation)
         case "virtual":
             guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800)) }
             guard let size = PixelSize(parsing: text) else {

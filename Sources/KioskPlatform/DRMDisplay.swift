@@ -1,7 +1,6 @@
 import CDRM
 import Glibc
 import KioskCore
-import KioskRender
 
 /// The kiosk full screen through DRM/KMS: two dumb buffers, page flips completed in the event
 /// loop, only damaged rectangles copied, and the CRTC given back as it was on exit.
@@ -48,7 +47,7 @@ public final class DRMDisplay: Display {
     /// WxH[@Hz], else the preferred one) and a CRTC, saves that CRTC's state and allocates the
     /// buffers. Nothing on screen changes until the first `present`.
     public init(devicePath: String?, connector connectorName: String?, mode modeText: String?,
-                rotation: Int, pxPerMMOverride: Double?) throws {
+                rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
         }
@@ -82,8 +81,7 @@ public final class DRMDisplay: Display {
         buffers = try (0..<2).map { _ in try DumbBuffer(device: device, width: mode.width, height: mode.height) }
         size = turn.logicalSize(panel: mode.size)
         missed = [[], []]
-        reportedPxPerMM = pxPerMMOverride
-            ?? PixelDensity.pxPerMM(pixels: mode.size, mmWidth: connector.mmWidth, mmHeight: connector.mmHeight)
+        reportedPxPerMM = PixelDensity.pxPerMM(pixels: mode.size, mmWidth: connector.mmWidth, mmHeight: connector.mmHeight)
         name = "drm:\(device.path):\(connector.name):\(mode)" + (rotation != 0 ? ":rot\(rotation)" : "")
         flipResult = .allocate(capacity: 1)
         flipResult.initialize(to: CDRM_flip_result())
@@ -146,10 +144,10 @@ public final class DRMDisplay: Display {
         return true
     }
 
-    public func present(_ frame: Frame, damage: [PixelRect]) throws {
+    public func present(_ frame: PixelBuffer, damage: [PixelRect]) throws {
         guard !restored else { return }
         guard frame.size == size else {
-            throw DisplaySetupError.unsupported("\(name): frame \(frame.size) does not fit the display's \(size)")
+            throw DisplaySetupError.unsupported("\(name): picture \(frame.size) does not fit the display's \(size)")
         }
         guard flipPendingSince == nil else {
             // Drawing now would write into the buffer still on screen.
@@ -168,9 +166,9 @@ public final class DRMDisplay: Display {
             return
         }
         let back = 1 - front
-        copy(frame, DamageList.merged(missed[back] + damage, within: bounds), into: buffers[back])
+        copy(frame, DamageRegion.merged(missed[back] + damage, within: bounds), into: buffers[back])
         missed[back] = []
-        missed[front] = DamageList.merged(missed[front] + damage, within: bounds)
+        missed[front] = DamageRegion.merged(missed[front] + damage, within: bounds)
         if flipsWork {
             if CDRM_page_flip(device.fd, crtcID, buffers[back].fbID, flipResult) == 0 {
                 front = back
@@ -205,17 +203,12 @@ public final class DRMDisplay: Display {
         onVisible?(TimeStamp(seconds: Int64(r.tv_sec), microseconds: Int64(r.tv_usec)))
     }
 
-    /// Writes the buffer on screen as PNG, in the panel's orientation (what a camera would see
-    /// on the glass). Reads display memory, which is slow: for occasional screenshots only.
-    public func screenshot(to path: String) throws {
-        let shot = Frame(size: mode.size)
-        if modeIsSet {
-            let buffer = buffers[front]
-            for y in 0..<mode.height {
-                (shot.pixels + y * shot.stride).copyMemory(from: buffer.pixels + y * buffer.pitch, byteCount: mode.width * 4)
-            }
-        }
-        try PNGWriter.writePNG(shot, to: path)
+    /// The buffer on screen, in the panel's orientation. Reads display memory, which is slow:
+    /// for occasional screenshots only.
+    public func snapshot() -> PixelBuffer {
+        let shot = PixelBuffer(size: mode.size)
+        if modeIsSet { shot.copyRows(from: buffers[front].pixels, sourceStride: Int(buffers[front].pitch)) }
+        return shot
     }
 
     /// Puts the saved CRTC back with its framebuffer, position, mode and our connector (the
@@ -252,7 +245,7 @@ public final class DRMDisplay: Display {
         flipPendingSince = nil
     }
 
-    private func copy(_ frame: Frame, _ rects: [PixelRect], into buffer: DumbBuffer) {
+    private func copy(_ frame: PixelBuffer, _ rects: [PixelRect], into buffer: DumbBuffer) {
         for rect in rects {
             turn.copy(rect, from: frame.pixels, sourceStride: frame.stride, logical: size,
                       to: buffer.pixels, destinationStride: buffer.pitch)

@@ -1,10 +1,9 @@
 import KioskCore
-import KioskRender
 
 /// Where frames go: the virtual framebuffer, DRM/KMS, or fbdev.
 ///
-/// The renderer draws into a `Frame` in ordinary memory; a display only copies the damaged
-/// rectangles out and never reads display memory back.
+/// The renderer draws into a `PixelBuffer` in ordinary memory; a display only copies the damaged
+/// rectangles out and never reads display memory back (except for an occasional snapshot).
 public protocol Display: AnyObject {
     /// Short name for status lines and logs (`virtual`, `drm:/dev/dri/card0 HDMI-A-1`).
     var name: String { get }
@@ -21,23 +20,40 @@ public protocol Display: AnyObject {
     /// Called with the monotonic time at which a presented frame became visible (the page-flip
     /// event's timestamp on DRM; at once on displays without flips). Input latency counts to it.
     var onVisible: ((TimeStamp) -> Void)? { get set }
-    /// Copies `damage` of `frame` to the screen.
-    func present(_ frame: Frame, damage: [PixelRect]) throws
+    /// Copies `damage` of `picture` (the game's size, unturned) to the screen.
+    func present(_ picture: PixelBuffer, damage: [PixelRect]) throws
     /// Handles readable `eventFD` (page-flip events).
     func handleEvents()
-    /// Writes what the screen shows as PNG.
-    func screenshot(to path: String) throws
+    /// What the screen shows, in the panel's orientation (what a camera would see on the glass);
+    /// black before the first frame.
+    func snapshot() -> PixelBuffer
     /// Puts the screen back as it was before the kiosk started.
     func restore()
+    /// Stops using the screen now (the VT is switched away): DRM drops master.
+    func suspend()
+    /// Takes the screen back after `suspend` or a `DisplayLostError`; the next present must be a
+    /// full repaint. Throws while the screen cannot be had (another program holds DRM master).
+    func resume() throws
+}
+
+/// The display is no longer ours (DRM master lost): `present` throws this until `resume` works.
+public struct DisplayLostError: Error, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
 }
 
 extension Display {
     /// Displays that never rotate.
     public var rotation: Int { 0 }
 
+    /// Displays without a master to lose (virtual, fbdev) keep drawing.
+    public func suspend() {}
+    public func resume() throws {}
+
     /// The panel's size in its own orientation: what touch devices span.
     public var nativeSize: PixelSize {
-        rotation == 90 || rotation == 270 ? PixelSize(width: size.height, height: size.width) : size
+        (ScreenRotation(degrees: rotation) ?? .none).logicalSize(panel: size)
     }
 }
 
@@ -52,30 +68,35 @@ public final class VirtualDisplay: Display {
     public var canPresent: Bool { true }
     public var eventFD: Int32? { nil }
     /// The "scanout buffer".
-    public let screen: Frame
+    public let screen: PixelBuffer
     /// Frames presented and bytes copied, for the status line and the benchmark.
     public private(set) var presented = 0
     public private(set) var bytesCopied = 0
     public var onVisible: ((TimeStamp) -> Void)?
+    private let clock: KioskClock
 
-    public init(size: PixelSize) {
+    /// - Parameter clock: stamps the moment a frame "becomes visible" (virtual time in tests).
+    public init(size: PixelSize, clock: KioskClock = MonotonicClock.shared) {
         self.size = size
-        screen = Frame(size: size)
+        self.clock = clock
+        screen = PixelBuffer(size: size)
     }
 
-    public func present(_ frame: Frame, damage: [PixelRect]) throws {
+    public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
         for rect in damage {
-            frame.copy(rect, to: screen.pixels, destinationStride: screen.stride)
-            bytesCopied += rect.width * rect.height * 4
+            picture.copy(rect, to: screen.pixels, destinationStride: screen.stride)
+            bytesCopied += rect.area * 4
         }
         presented += 1
-        onVisible?(EventLoop.now())
+        onVisible?(clock.now)
     }
 
     public func handleEvents() {}
 
-    public func screenshot(to path: String) throws {
-        try PNGWriter.writePNG(screen, to: path)
+    public func snapshot() -> PixelBuffer {
+        let shot = PixelBuffer(size: size)
+        shot.copyRows(from: screen.pixels, sourceStride: screen.stride)
+        return shot
     }
 
     public func restore() {}

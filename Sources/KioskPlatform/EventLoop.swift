@@ -4,9 +4,18 @@ import KioskCore
 
 /// The one place the kiosk waits: a single-threaded `poll()` over every file descriptor
 /// (display, input devices, inotify, a timerfd and a signalfd), in the manner of libinput and
-/// Weston. With no deadline and no input it sleeps in the kernel: no busy waiting, no wake-ups
-/// while nothing moves.
+/// Weston. Deadlines are named timers the loop owns; with none armed and no input it sleeps in
+/// the kernel: no busy waiting, no wake-ups while nothing moves.
+///
+/// Each iteration: wait; read signals; run the handlers of ready descriptors; fire the timers
+/// that are due (earliest first); call `onIteration`; arm the timerfd for the earliest timer.
+/// Tests run the same iterations on a `VirtualClock` with `run(until:advancing:)`.
 public final class EventLoop {
+    /// A named timer's handle, from `addTimer`.
+    public struct TimerID: Hashable, Sendable {
+        fileprivate let index: Int
+    }
+
     /// A registered descriptor and what to do when it is readable (or hung up).
     private struct Source {
         var fd: Int32
@@ -14,22 +23,53 @@ public final class EventLoop {
         var onReadable: () -> Void
     }
 
+    private struct Timer {
+        var name: String
+        var deadline: TimeStamp?
+        /// Repeating timers re-arm themselves this many milliseconds after each deadline.
+        var periodMS: Double?
+        var fire: (TimeStamp) -> Void
+    }
+
+    /// The clock every deadline is on (the monotonic clock, or a virtual one in tests).
+    public let clock: KioskClock
     private var sources: [Source] = []
+    private var timers: [Timer] = []
     private let timerFD: Int32
     private let signalFD: Int32
+    private var signals: [Int32]
     private var armedDeadline: TimeStamp?
+    /// Set when the timerfd could not be armed: poll's own timeout keeps the deadlines then.
+    private var timerFDBroken = false
     private var running = false
-    /// Times poll() returned, for the benchmark and the idle check.
+    /// Times the loop woke up, for the benchmark and the idle check.
     public private(set) var wakeups = 0
-    /// Called with the signal number when SIGINT, SIGTERM or SIGHUP arrives.
+    /// Called with the signal number for every signal the loop watches.
     public var onSignal: (Int32) -> Void = { _ in }
-    /// Called on every wake-up, after the ready sources, with the current time; returns the next
-    /// deadline at which it wants to be called again without input (nil: only on input).
-    public var onWake: (TimeStamp) -> TimeStamp? = { _ in nil }
+    /// Called once per iteration after descriptors and timers, with the time: the frame's work.
+    public var onIteration: (TimeStamp) -> Void = { _ in }
+    /// Where the loop reports a problem it works around (a timer that cannot be armed).
+    public var log: (String) -> Void = { Console.errorLine("bubble-kiosk: \($0)") }
 
-    public init() throws {
+    /// The signals every kiosk process watches: stop (SIGINT, SIGTERM, SIGQUIT), reload (SIGHUP)
+    /// and screenshot (SIGUSR1). A loop blocks them from normal delivery, so worker threads
+    /// started later inherit the mask, and ignores SIGPIPE: a closed pipe fails a write with
+    /// EPIPE instead of killing the kiosk with its display unrestored.
+    public static let standardSignals: [Int32] = [SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGUSR1]
+
+    public init(clock: KioskClock = MonotonicClock.shared, signals: [Int32] = EventLoop.standardSignals) throws {
+        self.clock = clock
+        self.signals = signals
+        _ = CLinux_ignore_sigpipe()
         timerFD = try retryingInterrupts("timerfd_create", "event loop timer") { CLinux_timerfd_create() }
-        signalFD = try retryingInterrupts("signalfd", "event loop signals") { CLinux_signalfd_for_termination() }
+        do {
+            signalFD = try retryingInterrupts("signalfd", "event loop signals") {
+                signals.withUnsafeBufferPointer { CLinux_signalfd_set(-1, $0.baseAddress, Int32($0.count)) }
+            }
+        } catch {
+            close(timerFD)
+            throw error
+        }
     }
 
     deinit {
@@ -37,8 +77,20 @@ public final class EventLoop {
         close(signalFD)
     }
 
-    /// The monotonic clock, which all game time in a live run uses.
+    /// The monotonic clock, which the kernel stamps evdev events and page flips with.
     public static func now() -> TimeStamp { TimeStamp(microseconds: CLinux_monotonic_us()) }
+
+    /// The loop's clock now.
+    public var now: TimeStamp { clock.now }
+
+    /// Also delivers `signal` to `onSignal` (say, a VT's release and acquire signal).
+    public func watch(signal: Int32) throws {
+        guard !signals.contains(signal) else { return }
+        signals.append(signal)
+        try retryingInterrupts("signalfd", "event loop signals") {
+            signals.withUnsafeBufferPointer { CLinux_signalfd_set(signalFD, $0.baseAddress, Int32($0.count)) }
+        }
+    }
 
     /// Watches `fd` for input until `remove` is called with it.
     public func add(fd: Int32, name: String, onReadable: @escaping () -> Void) {
@@ -49,47 +101,161 @@ public final class EventLoop {
         sources.removeAll { $0.fd == fd }
     }
 
+    /// A timer, disarmed until `arm`; `fire` runs with the loop's time once it is due.
+    public func addTimer(_ name: String, _ fire: @escaping (TimeStamp) -> Void = { _ in }) -> TimerID {
+        timers.append(Timer(name: name, deadline: nil, periodMS: nil, fire: fire))
+        return TimerID(index: timers.count - 1)
+    }
+
+    /// A timer that fires every `periodMS` milliseconds from `first` on. A late wake-up fires it
+    /// once and keeps the rhythm (no burst of catch-up calls).
+    @discardableResult
+    public func addRepeatingTimer(_ name: String, everyMS periodMS: Double, from first: TimeStamp,
+                                  _ fire: @escaping (TimeStamp) -> Void) -> TimerID {
+        precondition(periodMS > 0, "a repeating timer needs a positive period")
+        timers.append(Timer(name: name, deadline: first, periodMS: periodMS, fire: fire))
+        return TimerID(index: timers.count - 1)
+    }
+
+    /// Sets (or with nil clears) the timer's deadline; it fires once, in the first iteration at
+    /// or after it.
+    public func arm(_ timer: TimerID, at deadline: TimeStamp?) {
+        timers[timer.index].deadline = deadline
+    }
+
+    public func deadline(of timer: TimerID) -> TimeStamp? { timers[timer.index].deadline }
+
+    /// The armed timers' names and deadlines, earliest first (status and tests).
+    public var armedTimers: [(name: String, deadline: TimeStamp)] {
+        timers.compactMap { t in t.deadline.map { (t.name, $0) } }.sorted { $0.deadline < $1.deadline }
+    }
+
     /// Ends `run()` after the current iteration.
     public func stop() { running = false }
 
-    /// Runs until `stop()`. Each iteration: wait, handle what is ready, let `onWake` do the
-    /// frame's work and name the next deadline, arm the timer for it.
+    /// Runs until `stop()`, waiting in `poll()`.
     public func run() throws {
         running = true
-        schedule(onWake(Self.now()))
+        iterate(readyFDs: [])
         while running {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)]
             fds += sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let n = poll(&fds, nfds_t(fds.count), -1)
+            let n = poll(&fds, nfds_t(fds.count), pollTimeoutMS())
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("poll", "event loop")
             }
             wakeups += 1
-            if fds[0].revents != 0 {
-                while case let signo = CLinux_signalfd_read(signalFD), signo > 0 { onSignal(Int32(signo)) }
-            }
-            if fds[1].revents != 0 {
-                var expirations: UInt64 = 0
-                _ = read(timerFD, &expirations, 8)
-                armedDeadline = nil
-            }
-            // Snapshot: a callback may add or remove sources (hotplug).
-            let ready = zip(fds.dropFirst(2), sources).filter { $0.0.revents != 0 }.map(\.1)
-            for source in ready where sources.contains(where: { $0.fd == source.fd }) {
-                source.onReadable()
-            }
-            guard running else { break }
-            schedule(onWake(Self.now()))
+            if fds[0].revents != 0 { readSignals() }
+            if fds[1].revents != 0 { drainTimerFD() }
+            iterate(readyFDs: fds.dropFirst(2).filter { $0.revents != 0 }.map(\.fd))
         }
     }
 
+    /// Runs on virtual time until `end` (or `stop()`): instead of sleeping, moves `clock` to the
+    /// next deadline. Ready descriptors are still handled (polled without waiting).
+    public func run(until end: TimeStamp, advancing clock: VirtualClock) {
+        precondition(clock === self.clock, "run(until:) advances the loop's own clock")
+        running = true
+        while running {
+            var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            if !fds.isEmpty { _ = poll(&fds, nfds_t(fds.count), 0) }
+            wakeups += 1
+            iterate(readyFDs: fds.filter { $0.revents != 0 }.map(\.fd))
+            guard running else { break }
+            guard let next = nextDeadline, next <= end else {
+                clock.now = max(clock.now, end)
+                iterate(readyFDs: [])
+                break
+            }
+            clock.now = max(clock.now, next)
+        }
+        running = false
+    }
+
+    /// One iteration without waiting: due timers, then `onIteration` (benchmarks).
+    public func iterateNow() {
+        running = true
+        iterate(readyFDs: [])
+        running = false
+    }
+
+    /// Delivers `signal` as if the signalfd had read it (tests).
+    public func deliver(signal: Int32) { onSignal(signal) }
+
+    private var nextDeadline: TimeStamp? { timers.compactMap(\.deadline).min() }
+
+    private func iterate(readyFDs: [Int32]) {
+        // Snapshot: a callback may add or remove sources (hotplug).
+        let ready = sources.filter { readyFDs.contains($0.fd) }
+        for source in ready where sources.contains(where: { $0.fd == source.fd }) {
+            source.onReadable()
+        }
+        fireDueTimers()
+        guard running else { return }
+        onIteration(now)
+        schedule(nextDeadline)
+    }
+
+    private func fireDueTimers() {
+        let t = now
+        let due = timers.indices.filter { timers[$0].deadline.map { $0 <= t } ?? false }
+            .sorted { timers[$0].deadline! < timers[$1].deadline! }
+        for i in due {
+            // Cleared (or moved on) before the call, so the callback can re-arm it.
+            let deadline = timers[i].deadline!
+            timers[i].deadline = timers[i].periodMS.map { period in
+                let next = deadline.adding(milliseconds: period)
+                return next > t ? next : t.adding(milliseconds: period)
+            }
+            timers[i].fire(t)
+        }
+    }
+
+    private func readSignals() {
+        while case let signo = CLinux_signalfd_read(signalFD), signo > 0 { onSignal(Int32(signo)) }
+    }
+
+    private func drainTimerFD() {
+        var expirations: UInt64 = 0
+        let n = read(timerFD, &expirations, 8)
+        if n < 0 && errno != EAGAIN && errno != EINTR {
+            reportTimerProblem(SystemError("read", "event loop timer"))
+        }
+        armedDeadline = nil
+    }
+
     private func schedule(_ deadline: TimeStamp?) {
-        guard deadline != armedDeadline else { return }
+        guard deadline != armedDeadline || timerFDBroken else { return }
         armedDeadline = deadline
+        guard !timerFDBroken, clock is MonotonicClock else { return }
         // An absolute time of 0 disarms; a deadline already past fires at once.
         let at = deadline.map { max(1, $0.microseconds) } ?? 0
-        _ = CLinux_timerfd_arm_at(timerFD, at)
+        if CLinux_timerfd_arm_at(timerFD, at) != 0 {
+            reportTimerProblem(SystemError("timerfd_settime", "event loop timer"))
+        }
     }
+
+    private func reportTimerProblem(_ error: SystemError) {
+        guard !timerFDBroken else { return }
+        timerFDBroken = true
+        log("\(error); keeping deadlines with poll's timeout instead")
+    }
+
+    /// -1 (sleep until input) while the timerfd keeps the deadlines; else milliseconds to the
+    /// next one, rounded up so a deadline is never missed by waking early.
+    private func pollTimeoutMS() -> Int32 {
+        guard timerFDBroken || !(clock is MonotonicClock), let next = nextDeadline else { return -1 }
+        let us = next.microseconds &- now.microseconds
+        if us <= 0 { return 0 }
+        return Int32(min((us + 999) / 1000, 60_000))
+    }
+}
+
+/// The monotonic clock (CLOCK_MONOTONIC): what the kernel stamps input events and page flips with.
+public final class MonotonicClock: KioskClock, Sendable {
+    public static let shared = MonotonicClock()
+    public init() {}
+    public var now: TimeStamp { TimeStamp(microseconds: CLinux_monotonic_us()) }
 }

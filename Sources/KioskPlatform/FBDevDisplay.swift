@@ -1,7 +1,6 @@
 import CLinux
 import Glibc
 import KioskCore
-import KioskRender
 
 /// The fallback for boards without KMS: the legacy framebuffer (/dev/fbN), mapped and written
 /// directly. No page flips, so no tear-free guarantee; only damage is copied. 32 bpp XRGB only.
@@ -30,7 +29,7 @@ public final class FBDevDisplay: Display {
     private var consoleFD: Int32 = -1
     private var restored = false
 
-    public init(path: String = "/dev/fb0", rotation: Int, pxPerMMOverride: Double?) throws {
+    public init(path: String = "/dev/fb0", rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
         }
@@ -75,7 +74,7 @@ public final class FBDevDisplay: Display {
         panel = PixelSize(width: Int(info.xres), height: Int(info.yres))
         size = turn.logicalSize(panel: panel)
         // 0 and 0xFFFFFFFF (-1) mean unknown; the sanity check rejects both.
-        reportedPxPerMM = pxPerMMOverride ?? PixelDensity.pxPerMM(
+        reportedPxPerMM = PixelDensity.pxPerMM(
             pixels: panel, mmWidth: Int(Int32(bitPattern: info.width_mm)), mmHeight: Int(Int32(bitPattern: info.height_mm)))
         let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         name = "fbdev:\(path):\(String(id.map { $0 == " " ? "_" : $0 })):\(panel)" + (rotation != 0 ? ":rot\(rotation)" : "")
@@ -94,13 +93,13 @@ public final class FBDevDisplay: Display {
             && info.red_length == 8 && info.green_length == 8 && info.blue_length == 8
     }
 
-    public func present(_ frame: Frame, damage: [PixelRect]) throws {
+    public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
         guard !restored else { return }
-        guard frame.size == size else {
-            throw DisplaySetupError.unsupported("\(name): frame \(frame.size) does not fit the display's \(size)")
+        guard picture.size == size else {
+            throw DisplaySetupError.unsupported("\(name): picture \(picture.size) does not fit the display's \(size)")
         }
-        for rect in DamageList.merged(damage, within: frame.bounds) {
-            turn.copy(rect, from: frame.pixels, sourceStride: frame.stride, logical: size,
+        for rect in DamageRegion.merged(damage, within: picture.bounds) {
+            turn.copy(rect, from: picture.pixels, sourceStride: picture.stride, logical: size,
                       to: visible, destinationStride: lineLength)
             bytesCopied += rect.area * 4
         }
@@ -109,13 +108,11 @@ public final class FBDevDisplay: Display {
 
     public func handleEvents() {}
 
-    /// Writes the visible framebuffer as PNG, in the panel's orientation.
-    public func screenshot(to path: String) throws {
-        let shot = Frame(size: panel)
-        for y in 0..<panel.height {
-            (shot.pixels + y * shot.stride).copyMemory(from: visible + y * lineLength, byteCount: panel.width * 4)
-        }
-        try PNGWriter.writePNG(shot, to: path)
+    /// The visible framebuffer, in the panel's orientation.
+    public func snapshot() -> PixelBuffer {
+        let shot = PixelBuffer(size: panel)
+        shot.copyRows(from: visible, sourceStride: lineLength)
+        return shot
     }
 
     /// fbdev keeps no mode to give back: clear to black and hand the console its text mode,

@@ -1,31 +1,21 @@
 import CCairo
 import KioskCore
 
-/// An XRGB8888 picture in ordinary memory, the layout of a DRM dumb buffer, with a cairo
-/// image surface over it.
+/// A `PixelBuffer` with a cairo image surface over it: what the renderer draws into.
 ///
 /// Drawing happens here, never in display memory (which is slow to read back); a display
-/// backend copies the damaged rectangles out with `copy(_:to:destinationStride:)`.
+/// copies the damaged rectangles out of `buffer`.
 public final class Frame {
-    public let width: Int
-    public let height: Int
-    /// Bytes from one row to the next (cairo's stride for the width, a multiple of 4).
-    public let stride: Int
-    /// The pixels, `stride * height` bytes, each row `width` little-endian `0x00RRGGBB` words.
-    public let pixels: UnsafeMutableRawPointer
+    /// The pixels; displays see only this.
+    public let buffer: PixelBuffer
     let surface: OpaquePointer
 
     /// A frame of `size`, filled with black.
     public init(size: PixelSize) {
-        width = max(size.width, 1)
-        height = max(size.height, 1)
-        stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(width)))
-        // Cache-line alignment helps the SIMD fills and copies in pixman and memcpy.
-        pixels = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
-        pixels.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
-        surface = cairo_image_surface_create_for_data(
-            pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
-            Int32(width), Int32(height), Int32(stride))
+        let w = max(size.width, 1)
+        let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(w)))
+        buffer = PixelBuffer(size: size, stride: stride)
+        surface = Self.surface(over: buffer)
     }
 
     deinit {
@@ -33,44 +23,39 @@ public final class Frame {
         // instead of writing into freed memory.
         cairo_surface_finish(surface)
         cairo_surface_destroy(surface)
-        pixels.deallocate()
     }
 
-    public var size: PixelSize { PixelSize(width: width, height: height) }
-    public var byteCount: Int { stride * height }
-    public var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
-
-    /// The pixel at (x, y) as `0x00RRGGBB` (the unused top byte masked off).
-    public subscript(x: Int, y: Int) -> UInt32 {
-        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(size)")
-        return pixels.load(fromByteOffset: y * stride + x * 4, as: UInt32.self) & 0x00FF_FFFF
+    /// A cairo surface drawing straight into `buffer`'s memory (which must outlive it).
+    static func surface(over buffer: PixelBuffer) -> OpaquePointer {
+        cairo_image_surface_create_for_data(
+            buffer.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+            Int32(buffer.width), Int32(buffer.height), Int32(buffer.stride))
     }
+
+    public var width: Int { buffer.width }
+    public var height: Int { buffer.height }
+    public var stride: Int { buffer.stride }
+    public var pixels: UnsafeMutableRawPointer { buffer.pixels }
+    public var size: PixelSize { buffer.size }
+    public var byteCount: Int { buffer.byteCount }
+    public var bounds: PixelRect { buffer.bounds }
+
+    /// The pixel at (x, y) as `0x00RRGGBB`.
+    public subscript(x: Int, y: Int) -> UInt32 { buffer[x, y] }
 
     /// Fills the whole frame with one opaque colour.
     public func fill(_ color: RGBColor) {
-        let value = color.xrgb
-        for y in 0..<height {
-            (pixels + y * stride).initializeMemory(as: UInt32.self, repeating: value, count: width)
-        }
+        buffer.fill(color)
         cairo_surface_mark_dirty(surface)
     }
 
-    /// Copies `rect` (clipped to the frame) into a buffer of the same pixel format, at the same
-    /// position: what a display backend does with each damage rectangle.
+    /// Copies `rect` into memory of the same layout, at the same position.
     public func copy(_ rect: PixelRect, to destination: UnsafeMutableRawPointer, destinationStride: Int) {
-        guard let r = rect.intersection(bounds) else { return }
-        let rowBytes = r.width * 4
-        for y in r.y..<r.maxY {
-            let offset = r.x * 4
-            (destination + y * destinationStride + offset)
-                .copyMemory(from: pixels + y * stride + offset, byteCount: rowBytes)
-        }
+        buffer.copy(rect, to: destination, destinationStride: destinationStride)
     }
 
     /// Copies the whole frame into a buffer with the same stride (the memcpy yardstick).
-    public func copyAll(to destination: UnsafeMutableRawPointer) {
-        destination.copyMemory(from: pixels, byteCount: byteCount)
-    }
+    public func copyAll(to destination: UnsafeMutableRawPointer) { buffer.copyAll(to: destination) }
 }
 
 /// Why a PNG could not be written or read.
@@ -85,9 +70,14 @@ public enum PNGWriter {
     /// Writes the frame as an RGB PNG.
     public static func writePNG(_ frame: Frame, to path: String) throws(PNGError) {
         cairo_surface_flush(frame.surface)
-        // The pixels may have been written directly (a display copying damage into a frame).
-        cairo_surface_mark_dirty(frame.surface)
-        let status = cairo_surface_write_to_png(frame.surface, path)
+        try writePNG(frame.buffer, to: path)
+    }
+
+    /// Writes a pixel buffer (a display's snapshot, say) as an RGB PNG.
+    public static func writePNG(_ buffer: PixelBuffer, to path: String) throws(PNGError) {
+        let surface = Frame.surface(over: buffer)
+        defer { cairo_surface_destroy(surface) }
+        let status = cairo_surface_write_to_png(surface, path)
         guard status == CAIRO_STATUS_SUCCESS else {
             throw PNGError(path: path, reason: String(cString: cairo_status_to_string(status)))
         }

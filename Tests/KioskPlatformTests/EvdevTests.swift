@@ -174,11 +174,12 @@ private enum Devices {
         symlink(dir.path + "/not-yet", dir.path + "/event7")
         var retried: TimeStamp?
         let giveUp = EventLoop.now().adding(milliseconds: 3000)
-        loop.onWake = { now in
+        let wake = loop.addTimer("input")
+        loop.onIteration = { now in
             input.advance(to: now)
             if retried == nil, let due = input.nextDeadline { retried = due }
             if retried != nil || now >= giveUp { loop.stop() }
-            return min(giveUp, input.nextDeadline ?? giveUp)
+            loop.arm(wake, at: min(giveUp, input.nextDeadline ?? giveUp))
         }
         try loop.run()
         let due = try #require(retried, "no retry was scheduled")

@@ -28,17 +28,23 @@ static inline int CLinux_timerfd_arm_at(int fd, int64_t monotonic_us) {
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }
 
-/// Blocks SIGINT, SIGTERM and SIGHUP for normal delivery and returns a signalfd that reads them,
-/// so signals arrive as ordinary events in the poll loop.
-static inline int CLinux_signalfd_for_termination(void) {
+/// Blocks `signals` for normal delivery and makes `fd` (or a new signalfd when `fd` is -1) read
+/// exactly them, so signals arrive as ordinary events in the poll loop. Returns the descriptor,
+/// or -1 with errno set.
+static inline int CLinux_signalfd_set(int fd, const int *signals, int count) {
     sigset_t mask;
     sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
+    for (int i = 0; i < count; i++) sigaddset(&mask, signals[i]);
     if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0) return -1;
-    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    return signalfd(fd, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 }
+
+/// Ignores SIGPIPE: a closed pipe on standard output (`run --status | head -1`) then fails the
+/// write with EPIPE instead of killing the kiosk with its display unrestored.
+static inline int CLinux_ignore_sigpipe(void) { return signal(SIGPIPE, SIG_IGN) == SIG_ERR ? -1 : 0; }
+
+/// The first real-time signal (a macro in C): free for the kiosk's own use, such as VT switches.
+static inline int CLinux_sigrtmin(void) { return SIGRTMIN; }
 
 /// Reads one pending signal number from a signalfd, or -1.
 static inline int CLinux_signalfd_read(int fd) {

@@ -77,6 +77,10 @@ extension ConfigSchema {
                   "Points for clearing a classic round"),
         ConfigKey("score", "miss", .int(\.score.miss, -10000...10000),
                   "Points added (0 or negative) for a tap or swipe that hits no bubble"),
+
+        ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
+                  "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
+                      + "auto: screenshot.png in the state directory, else the working directory"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

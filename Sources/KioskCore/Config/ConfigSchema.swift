@@ -13,6 +13,8 @@ public enum ConfigKind: Sendable {
     case choice(WritableKeyPath<Settings, Int> & Sendable, [Int])
     /// Exactly `count` decimal numbers separated by spaces (a calibration matrix).
     case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int)
+    /// An absolute file path, or `auto` for nil (a default decided at run time).
+    case path(WritableKeyPath<Settings, String?> & Sendable)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -43,6 +45,7 @@ public struct ConfigKey: Sendable {
         case .bool: return "true or false"
         case .choice(_, let values): return "one of " + values.map(String.init).joined(separator: ", ")
         case .numbers(_, let count): return "\(count) numbers separated by spaces"
+        case .path: return "an absolute path or 'auto'"
         }
     }
 
@@ -78,6 +81,15 @@ public struct ConfigKey: Sendable {
             let values = parts.compactMap { parseConfigDouble(String($0)) }.filter(\.isFinite)
             guard parts.count == count, values.count == count else { return rejected }
             settings[keyPath: path] = values
+        case .path(let path):
+            if text == "auto" {
+                settings[keyPath: path] = nil
+                return nil
+            }
+            // A path is handed to open(2): no control bytes, and within PATH_MAX.
+            guard text.hasPrefix("/"), text.utf8.count < 4096,
+                  !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
+            settings[keyPath: path] = text
         }
         return nil
     }
@@ -91,6 +103,7 @@ public struct ConfigKey: Sendable {
         case .bool(let path): return settings[keyPath: path] ? "true" : "false"
         case .choice(let path, _): return String(settings[keyPath: path])
         case .numbers(let path, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
+        case .path(let path): return settings[keyPath: path] ?? "auto"
         }
     }
 
@@ -101,7 +114,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .numbers: return nil
+        case .bool, .numbers, .path: return nil
         }
     }
 
@@ -114,6 +127,7 @@ public struct ConfigKey: Sendable {
         case .bool(let path): target[keyPath: path] = source[keyPath: path]
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
         case .numbers(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .path(let path): target[keyPath: path] = source[keyPath: path]
         }
     }
 }
@@ -217,6 +231,12 @@ public struct ConfigResult: Sendable {
     public var diagnostics: [ConfigDiagnostic]
     /// Files that were read, in order; empty when only built-in defaults apply.
     public var files: [String]
+
+    public init(settings: Settings, diagnostics: [ConfigDiagnostic] = [], files: [String] = []) {
+        self.settings = settings
+        self.diagnostics = diagnostics
+        self.files = files
+    }
 
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 }

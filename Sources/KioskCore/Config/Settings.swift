@@ -107,6 +107,15 @@ public struct InputSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// What operators use to look after a kiosk from afar.
+public struct OperatorSettings: Equatable, Sendable {
+    /// Where SIGUSR1 writes a screenshot; nil: `screenshot.png` in the state directory when one
+    /// is set, else in the working directory.
+    public var screenshotPath: String? = nil
+
+    public init() {}
+}
+
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
     public var display = DisplaySettings()
@@ -116,6 +125,7 @@ public struct Settings: Equatable, Sendable {
     public var score = ScoreSettings()
     public var attract = AttractSettings()
     public var input = InputSettings()
+    public var `operator` = OperatorSettings()
 
     public init() {}
 }

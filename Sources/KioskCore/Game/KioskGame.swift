@@ -12,8 +12,8 @@ public struct KioskGame: Sendable {
         case roundOver
     }
 
-    public let field: PlayField
-    public let settings: Settings
+    public private(set) var field: PlayField
+    public private(set) var settings: Settings
     public private(set) var screen: Screen = .start
     public private(set) var round: Round?
     /// When the screen last changed (animations and timeouts count from here).
@@ -48,6 +48,14 @@ public struct KioskGame: Sendable {
     }
 
     public var isDemo: Bool { screen == .playing(demo: true) }
+
+    /// Takes over a reloaded configuration: what may change at once applies to the round in
+    /// progress too; the layout and mode of rounds from the next one (`ReloadPolicy`).
+    public mutating func reload(_ loaded: Settings) {
+        settings = ReloadPolicy.merged(settings, loaded, upTo: .nextRound)
+        field = PlayField(size: field.size, pxPerMM: field.pxPerMM, game: settings.game)
+        round?.reload(loaded)
+    }
 
     /// Notes real touch activity (any frame with contacts) for the idle timeout.
     public mutating func touched(at time: TimeStamp) {

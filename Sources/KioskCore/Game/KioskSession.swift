@@ -13,6 +13,13 @@ public struct KioskSession: Sendable {
         recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM)
     }
 
+    /// Takes over a reloaded configuration (see `KioskGame.reload`); contacts down keep going
+    /// under the new gesture thresholds.
+    public mutating func reload(_ loaded: Settings) {
+        game.reload(loaded)
+        recognizer.thresholds = GestureThresholds(game.settings.gestures, pxPerMM: game.field.pxPerMM)
+    }
+
     /// Starts the attract demo now, whatever the screen shows.
     public mutating func startDemo(at time: TimeStamp) -> [GameEvent] {
         let events = game.startRound(at: time, demo: true)

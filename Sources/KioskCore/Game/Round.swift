@@ -28,7 +28,7 @@ public struct Round: Sendable {
 
     public let mode: Mode
     public let field: PlayField
-    public let settings: Settings
+    public private(set) var settings: Settings
     public private(set) var bubbles: [Bubble] = []
     public private(set) var score = 0
     public let startTime: TimeStamp
@@ -46,6 +46,11 @@ public struct Round: Sendable {
         self.nextSpawn = time.adding(milliseconds: settings.timed.spawnIntervalMS)
         let initial = mode == .classic ? settings.game.bubbles : settings.timed.startBubbles
         for _ in 0..<initial { _ = spawn(at: time) }
+    }
+
+    /// Takes over the rules of a reloaded configuration that apply at once (`ReloadPolicy`).
+    public mutating func reload(_ loaded: Settings) {
+        settings = ReloadPolicy.merged(settings, loaded, upTo: .now)
     }
 
     public var isOver: Bool { endTime != nil }

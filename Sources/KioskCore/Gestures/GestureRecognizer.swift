@@ -5,8 +5,8 @@
 /// closure passed in, as they happen: taps at once with a running count, never held back to wait
 /// for a double tap.
 public struct GestureRecognizer: Sendable {
-    /// Thresholds in pixels for this screen.
-    public let thresholds: GestureThresholds
+    /// Thresholds in pixels for this screen; a reload may change them between frames.
+    public var thresholds: GestureThresholds
 
     private struct ContactKey: Hashable { var device: Int; var slot: Int }
 

@@ -25,25 +25,19 @@ public struct TouchTransform: Equatable, Sendable {
     }
 
     /// The size the game lays out for.
-    public var logical: PixelSize {
-        rotation == 90 || rotation == 270 ? PixelSize(width: native.height, height: native.width) : native
-    }
+    public var logical: PixelSize { turn.logicalSize(panel: native) }
 
     public var isIdentity: Bool { rotation == 0 && calibration == Self.identityMatrix }
+
+    /// The rotation as the one map between panel and game coordinates.
+    public var turn: ScreenRotation { ScreenRotation(degrees: rotation) ?? .none }
 
     /// A panel pixel position to a game position.
     public func apply(_ p: Vector2) -> Vector2 {
         let c = calibration
         let nx = p.x / Double(native.width), ny = p.y / Double(native.height)
-        let cx = c[0] * nx + c[1] * ny + c[2]
-        let cy = c[3] * nx + c[4] * ny + c[5]
-        let r: Vector2
-        switch rotation {
-        case 90: r = Vector2(cy, 1 - cx)
-        case 180: r = Vector2(1 - cx, 1 - cy)
-        case 270: r = Vector2(1 - cy, cx)
-        default: r = Vector2(cx, cy)
-        }
+        let calibrated = Vector2(c[0] * nx + c[1] * ny + c[2], c[3] * nx + c[4] * ny + c[5])
+        let r = turn.gamePoint(ofPanel: calibrated, width: 1, height: 1)
         let size = logical
         return Vector2(r.x * Double(size.width), r.y * Double(size.height))
     }
@@ -52,14 +46,7 @@ public struct TouchTransform: Equatable, Sendable {
     /// (Tests and the VM test use it to aim taps at bubbles.)
     public func panelPosition(ofGame p: Vector2) -> Vector2 {
         let size = logical
-        let x = p.x / Double(size.width), y = p.y / Double(size.height)
-        let n: Vector2
-        switch rotation {
-        case 90: n = Vector2(1 - y, x)
-        case 180: n = Vector2(1 - x, 1 - y)
-        case 270: n = Vector2(y, 1 - x)
-        default: n = Vector2(x, y)
-        }
+        let n = turn.panelPoint(ofGame: Vector2(p.x / Double(size.width), p.y / Double(size.height)), width: 1, height: 1)
         return Vector2(n.x * Double(native.width), n.y * Double(native.height))
     }
 

@@ -1,0 +1,22 @@
+/// The latest `capacity` measurements (latency samples): a kiosk runs for months, so old
+/// samples are overwritten rather than kept.
+public struct SampleRing: Sendable {
+    public let capacity: Int
+    /// The samples kept, in no particular order.
+    public private(set) var samples: [Double] = []
+    private var next = 0
+
+    public init(capacity: Int) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+    }
+
+    public mutating func add(_ sample: Double) {
+        if samples.count < capacity {
+            samples.append(sample)
+        } else {
+            samples[next] = sample
+        }
+        next = (next + 1) % capacity
+    }
+}

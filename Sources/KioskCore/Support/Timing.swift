@@ -1,0 +1,19 @@
+/// Median and 95th percentile (nearest rank) of a set of times: the bench's frames and the
+/// kiosk's input-to-screen latency.
+public struct Timing: Sendable {
+    public var median = 0.0
+    public var p95 = 0.0
+
+    public init() {}
+
+    public init(_ samples: [Double]) {
+        let s = samples.sorted()
+        guard !s.isEmpty else { return }
+        let mid = s.count / 2
+        median = s.count % 2 == 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+        let rank = Int((0.95 * Double(s.count)).rounded(.up))
+        p95 = s[min(max(rank - 1, 0), s.count - 1)]
+    }
+
+    public var json: JSON { .object([("median", JSON.rounded(median, 4)), ("p95", JSON.rounded(p95, 4))]) }
+}

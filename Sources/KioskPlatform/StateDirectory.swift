@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk's state directory: `$STATE_DIRECTORY` as systemd's `StateDirectory=` sets it (the
+/// first entry when it lists several), else the one given on the command line.
+public enum StateDirectory {
+    public static let variable = "STATE_DIRECTORY"
+
+    /// nil when neither says one.
+    public static func resolve(flag: String?) -> String? {
+        if let value = getenv(variable) {
+            let first = String(cString: value).split(separator: ":").first.map(String.init) ?? ""
+            if !first.isEmpty { return first }
+        }
+        if let flag, !flag.isEmpty { return flag }
+        return nil
+    }
+}

@@ -1,0 +1,410 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+import KioskRender
+
+/// The running kiosk: one event loop driving input, the session, the renderer and a display,
+/// with the game's events fanned out to observers. The executable builds the backends and hands
+/// them in; tests hand in a virtual clock, a virtual display and a replay.
+///
+/// Everything happens on the loop's thread. Named timers wake the loop for what is due (the
+/// session, the next animation frame, a replay's next event, screenshots, status lines, the
+/// end of `--duration`, the display's retry); each iteration then does the frame's work in
+/// `update`.
+public final class KioskRuntime {
+    /// What the command line asked for.
+    public struct Options {
+        /// A PNG of the screen on exit.
+        public var screenshotPath: String?
+        /// A PNG of the screen this often while running.
+        public var screenshotEvery: (seconds: Double, path: String)?
+        /// One status line a second on standard output.
+        public var statusLines = false
+        /// Start the attract demo at once.
+        public var attractNow = false
+        /// Stop after this many seconds.
+        public var duration: Double?
+        /// The first real round's seed.
+        public var seed: UInt64 = 0
+        /// Print frames, wake-ups and latency at exit.
+        public var stats = false
+        /// Where SIGUSR1 screenshots go by default (systemd's StateDirectory, or --state-dir).
+        public var stateDirectory: String?
+        /// Shortest time between frames: 60 a second. Some drivers (bochs-drm) report page flips
+        /// at once rather than at vblank, and drawing on every flip event would spin.
+        public var frameIntervalMS = 1000.0 / 60
+
+        public init() {}
+    }
+
+    public let loop: EventLoop
+    public let display: Display
+    public let input: TouchInput
+    public let options: Options
+    /// The settings in force (after reloads: what could change while running).
+    public private(set) var settings: Settings
+    public private(set) var session: KioskSession
+    let renderer: SceneRenderer
+    var builder: SceneBuilder
+    /// Panel coordinates to game coordinates: calibration, then the display's rotation.
+    private(set) var touchTransform: TouchTransform
+    /// Reads the configuration again for SIGHUP (the same files as at start).
+    private let loadConfig: () -> ConfigResult
+    /// Where log lines go (standard error unless a test listens).
+    public var log: (String) -> Void = { Console.errorLine("bubble-kiosk: \($0)") }
+    /// Where status and stats lines go (standard output unless a test listens).
+    public var output: (String) -> Void = { Console.line($0) }
+    private var observers: [(KioskEvent, TimeStamp) -> Void] = []
+    let console: ConsoleOwner?
+
+    // Timers.
+    private var sessionTimer: EventLoop.TimerID!
+    private var frameTimer: EventLoop.TimerID!
+    private var inputTimer: EventLoop.TimerID!
+    private var displayRetryTimer: EventLoop.TimerID!
+
+    // Frames.
+    private(set) var started = TimeStamp.zero
+    public private(set) var frames = 0
+    private var lastFrameAt: TimeStamp?
+    /// The scene last presented, to tell whether a paced-out frame still has something to show.
+    private var lastScene: Scene?
+    private var presentFailures = ReportThrottle()
+    private var lastScreen: KioskGame.Screen
+
+    /// Whether the kiosk may draw: the VT can be switched away and DRM master lost.
+    public enum DisplayState: Equatable, Sendable {
+        case showing
+        /// The VT was switched away: drawing stops until it comes back.
+        case switchedAway
+        /// Master was lost some other way: `resume` is retried with backoff.
+        case lost(since: TimeStamp, retryMS: Double)
+    }
+    public private(set) var displayState = DisplayState.showing
+
+    /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
+    /// way to the screen, and the measured samples in milliseconds (the latest 4096).
+    private var unshownInput: TimeStamp?
+    private var inFlightInput: TimeStamp?
+    public private(set) var latencies = SampleRing(capacity: 4096)
+
+    /// - Parameters:
+    ///   - settings: the configuration as loaded at start.
+    ///   - loadConfig: reads it again on SIGHUP.
+    ///   - console: the VT the kiosk owns, when it runs on one.
+    public init(settings: Settings, display: Display, input: TouchInput, loop: EventLoop, options: Options,
+                console: ConsoleOwner? = nil, loadConfig: @escaping () -> ConfigResult) {
+        self.display = display
+        self.input = input
+        self.loop = loop
+        self.options = options
+        self.settings = settings
+        self.console = console
+        self.loadConfig = loadConfig
+        let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
+        let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
+        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
+                                        calibration: settings.input.calibration)
+        renderer = SceneRenderer(size: display.size)
+        session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
+        builder = SceneBuilder(field: field, seed: options.seed)
+        lastScreen = session.game.screen
+        // The scene's effects are the first observer: sparks start with the pop that caused them.
+        observe { [unowned self] event, time in
+            if case .game(let e) = event { builder.note([e], round: session.game.round, at: time) }
+        }
+    }
+
+    /// Adds an observer of the kiosk's events. Observers are called in the order they were
+    /// added, on the loop's thread, and must return quickly (see `KioskEvent`).
+    public func observe(_ observer: @escaping (KioskEvent, TimeStamp) -> Void) {
+        observers.append(observer)
+    }
+
+    /// Runs until a stop signal or `--duration`; returns the exit code.
+    public func run() throws -> Int32 {
+        try start()
+        defer { finish() }
+        try loop.run()
+        return 0
+    }
+
+    /// Runs on virtual time until `end` (tests): the same work as `run`, without waiting.
+    public func run(until end: TimeStamp, advancing clock: VirtualClock) throws {
+        try start()
+        loop.run(until: end, advancing: clock)
+    }
+
+    /// One iteration now, without waiting (benchmarks): timers due, then the frame's work.
+    public func step() { loop.iterateNow() }
+
+    /// Registers descriptors, timers and signals and starts the demo if asked. Called by `run`;
+    /// benchmarks call it and then `step`.
+    public func start() throws {
+        started = loop.now
+        sessionTimer = loop.addTimer("session")
+        frameTimer = loop.addTimer("frame")
+        inputTimer = loop.addTimer("input")
+        displayRetryTimer = loop.addTimer("display-retry") { [unowned self] now in retryDisplay(at: now) }
+        if let every = options.screenshotEvery {
+            let period = every.seconds * 1000
+            loop.addRepeatingTimer("screenshot", everyMS: period, from: started.adding(milliseconds: period)) {
+                [unowned self] _ in writeScreenshot(every.path)
+            }
+        }
+        if options.statusLines {
+            loop.addRepeatingTimer("status", everyMS: 1000, from: started.adding(milliseconds: 1000)) {
+                [unowned self] now in output(statusLine(now))
+            }
+        }
+        if let d = options.duration {
+            let end = loop.addTimer("end") { [unowned self] _ in loop.stop() }
+            loop.arm(end, at: started.adding(milliseconds: d * 1000))
+        }
+        loop.onSignal = { [unowned self] signo in handle(signal: signo) }
+        if let console { try loop.watch(signal: console.switchSignal) }
+        if let fd = display.eventFD {
+            loop.add(fd: fd, name: display.name) { [unowned self] in display.handleEvents() }
+        }
+        try input.start(loop: loop, deliver: { [unowned self] raw in
+            deliver(touchTransform.apply(raw))
+        }, lost: { [unowned self] device, time in
+            session.cancel(device: device, at: time)
+        })
+        display.onVisible = { [unowned self] shownAt in
+            guard let input = inFlightInput else { return }
+            inFlightInput = nil
+            // The kernel stamps evdev events and flips with CLOCK_MONOTONIC, like the loop.
+            latencies.add(shownAt.milliseconds(since: input))
+        }
+        if options.attractNow { emit(session.startDemo(at: started), at: started) }
+        loop.onIteration = { [unowned self] now in update(now) }
+    }
+
+    // MARK: input and events
+
+    private func deliver(_ frame: TouchFrame) {
+        if unshownInput == nil { unshownInput = frame.time }
+        let events = session.process(frame)
+        if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
+        emit(events, at: frame.time)
+    }
+
+    /// Fans the game's events out, then a screen change if there was one.
+    private func emit(_ events: [GameEvent], at time: TimeStamp) {
+        for e in events { notify(.game(e), at: time) }
+        let screen = session.game.screen
+        if screen != lastScreen {
+            lastScreen = screen
+            notify(.screen(screen), at: time)
+        }
+    }
+
+    private func notify(_ event: KioskEvent, at time: TimeStamp) {
+        for observer in observers { observer(event, time) }
+    }
+
+    // MARK: the frame's work
+
+    /// One iteration's work: input due, time passing, drawing; then the timers for what is next.
+    func update(_ now: TimeStamp) {
+        input.advance(to: now)
+        emit(session.advance(to: now), at: now)
+        var waitingFrame: TimeStamp?
+        if displayState == .showing {
+            waitingFrame = draw(now)
+        }
+        loop.arm(sessionTimer, at: session.nextDeadline)
+        loop.arm(inputTimer, at: input.nextDeadline)
+        let animation = displayState == .showing ? builder.nextChange(session.game, at: now) : nil
+        loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
+    }
+
+    /// Renders and presents if a frame is due; returns when to try again if it is paced out.
+    private func draw(_ now: TimeStamp) -> TimeStamp? {
+        guard display.canPresent else {
+            // A flip is on its way; its event wakes the loop. Look again soon in case it is lost.
+            return now.adding(milliseconds: 50)
+        }
+        // A millisecond early is on time: timers and flips do not land to the microsecond.
+        let due = lastFrameAt.map { $0.adding(milliseconds: max(0, options.frameIntervalMS - 1)) } ?? now
+        let scene = builder.scene(session, at: now)
+        guard now >= due else { return scene != lastScene ? due : nil }
+        let damage = renderer.render(scene)
+        guard !damage.isEmpty else { return nil }
+        do {
+            inFlightInput = unshownInput ?? inFlightInput
+            unshownInput = nil
+            try display.present(renderer.frame.buffer, damage: damage)
+            frames += 1
+            lastFrameAt = now
+            lastScene = scene
+            presentFailures.reset()
+        } catch let error as DisplayLostError {
+            displayLost(error, at: now)
+        } catch {
+            // A failing display fails every frame: say so on the 1st, 2nd, 4th, 8th... time.
+            if presentFailures.note() {
+                log("display \(display.name): \(error) (\(presentFailures.count) times)")
+            }
+            // What was drawn never reached the screen: draw it all again next time.
+            renderer.invalidate()
+        }
+        return nil
+    }
+
+    // MARK: losing the display
+
+    private static let firstRetryMS = 250.0
+    private static let longestRetryMS = 8000.0
+
+    private func displayLost(_ error: DisplayLostError, at now: TimeStamp) {
+        log("display \(display.name) lost: \(error); retrying")
+        displayState = .lost(since: now, retryMS: Self.firstRetryMS)
+        loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
+    }
+
+    private func retryDisplay(at now: TimeStamp) {
+        guard case .lost(let since, let retryMS) = displayState else { return }
+        do {
+            try display.resume()
+            displayState = .showing
+            repaintAll()
+            let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
+            log("display \(display.name) is back after \(seconds) s")
+        } catch {
+            let next = min(retryMS * 2, Self.longestRetryMS)
+            displayState = .lost(since: since, retryMS: next)
+            loop.arm(displayRetryTimer, at: now.adding(milliseconds: next))
+        }
+    }
+
+    /// The screen's contents are unknown (another program drew, or the mode was set again):
+    /// the next frame repaints all of it, at once.
+    private func repaintAll() {
+        renderer.invalidate()
+        lastScene = nil
+        lastFrameAt = nil
+    }
+
+    // MARK: signals
+
+    /// What each watched signal does: stop, reload, screenshot, or a VT switch.
+    public func handle(signal signo: Int32) {
+        switch signo {
+        case SIGINT, SIGTERM, SIGQUIT:
+            log("signal \(signo), stopping")
+            loop.stop()
+        case SIGHUP:
+            reload()
+        case SIGUSR1:
+            writeScreenshot(screenshotPath)
+        case console?.switchSignal:
+            switchVT(at: loop.now)
+        default:
+            break
+        }
+    }
+
+    /// Reads the configuration again; a file with errors keeps every running setting.
+    public func reload() {
+        let result = loadConfig()
+        if result.hasErrors {
+            for d in result.diagnostics { log("\(d)") }
+            log("reload refused: the configuration has errors; keeping the running settings")
+            return
+        }
+        for d in result.diagnostics { log("\(d)") }
+        let changes = ReloadPolicy.changes(from: settings, to: result.settings)
+        settings = ReloadPolicy.merged(settings, result.settings, upTo: .nextRound)
+        session.reload(settings)
+        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
+                                        calibration: settings.input.calibration)
+        log(ReloadPolicy.summary(changes, files: result.files.count))
+    }
+
+    /// Where SIGUSR1 writes its screenshot.
+    public var screenshotPath: String {
+        if let path = settings.operator.screenshotPath { return path }
+        guard let dir = options.stateDirectory, !dir.isEmpty else { return "screenshot.png" }
+        return dir.hasSuffix("/") ? dir + "screenshot.png" : dir + "/screenshot.png"
+    }
+
+    /// Writes what the screen shows as PNG, atomically (a reader never sees half a file).
+    public func writeScreenshot(_ path: String) {
+        let tmp = path + ".tmp.\(getpid())"
+        do {
+            try PNGWriter.writePNG(display.snapshot(), to: tmp)
+            try retryingInterrupts("rename", path) { rename(tmp, path) }
+            if !path.isEmpty && path == screenshotPath { log("screenshot written to \(path)") }
+        } catch {
+            unlink(tmp)
+            log("screenshot \(path): \(error)")
+        }
+    }
+
+    // MARK: the VT
+
+    private func switchVT(at now: TimeStamp) {
+        guard let console else { return }
+        switch console.handleSwitchSignal() {
+        case .release:
+            display.suspend()
+            console.acknowledgeRelease()
+            displayState = .switchedAway
+            log("VT switched away: display released, the game goes on")
+        case .acquire:
+            console.acknowledgeAcquire()
+            do {
+                try display.resume()
+                displayState = .showing
+                repaintAll()
+                log("VT back: display taken again")
+            } catch {
+                displayLost(DisplayLostError("\(error)"), at: now)
+            }
+        }
+    }
+
+    // MARK: reporting
+
+    /// The `--status` line.
+    public func statusLine(_ now: TimeStamp) -> String {
+        let game = session.game
+        let screen: String
+        switch game.screen {
+        case .start: screen = "start"
+        case .playing(let demo): screen = demo ? "demo" : "playing"
+        case .roundOver: screen = "round-over"
+        }
+        let round = game.round
+        let live = round?.remaining ?? 0
+        let total = round?.bubbles.count ?? 0
+        let t = Int(now.milliseconds(since: started) / 1000)
+        var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
+            + "input=\(input.name) display=\(display.name) wakeups=\(loop.wakeups)"
+        switch displayState {
+        case .showing: break
+        case .switchedAway: line += " display_state=vt-away"
+        case .lost: line += " display_state=lost"
+        }
+        return line
+    }
+
+    /// The `--stats` line printed at exit.
+    public func statsLine() -> String {
+        let samples = latencies.samples
+        let timing = Timing(samples)
+        func ms(_ v: Double) -> String { samples.isEmpty ? "-" : String((v * 100).rounded() / 100) }
+        return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(ms(timing.median)) "
+            + "p95=\(ms(timing.p95)) max=\(ms(samples.max() ?? 0)) samples=\(samples.count)"
+    }
+
+    /// The exit path: the last screenshot, the display and the console given back, stats.
+    public func finish() {
+        if let path = options.screenshotPath { writeScreenshot(path) }
+        display.restore()
+        console?.restore()
+        if options.stats { output(statsLine()) }
+    }
+}
