@@ -1,0 +1,151 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+import KioskRuntime
+
+/// A runtime on virtual time with a virtual display, injected touches and captured log lines.
+final class RuntimeHarness {
+    let clock = VirtualClock()
+    let input = InjectedTouchInput()
+    let display: Display
+    let loop: EventLoop
+    let runtime: KioskRuntime
+    var logLines: [String] = []
+    var outputLines: [String] = []
+    /// What SIGHUP reads; tests change it between reloads.
+    var config: ConfigResult
+
+    init(settings: Settings = RuntimeHarness.quietSettings, size: PixelSize = PixelSize(width: 640, height: 400),
+         display makeDisplay: ((VirtualClock) -> Display)? = nil, options: KioskRuntime.Options = KioskRuntime.Options(),
+         console: ConsoleOwner? = nil) throws {
+        display = makeDisplay?(clock) ?? VirtualDisplay(size: size, clock: clock)
+        loop = try EventLoop(clock: clock)
+        config = ConfigResult(settings: settings)
+        var o = options
+        if o.seed == 0 { o.seed = 7 }
+        var loader: () -> ConfigResult = { ConfigResult(settings: Settings()) }
+        runtime = KioskRuntime(settings: settings, display: self.display, input: input, loop: loop, options: o,
+                               console: console, loadConfig: { loader() })
+        loader = { [unowned self] in config }
+        runtime.log = { [unowned self] in logLines.append($0) }
+        runtime.output = { [unowned self] in outputLines.append($0) }
+    }
+
+    /// No demo: the start screen stays put unless a test touches it.
+    static var quietSettings: Settings {
+        var s = Settings()
+        s.attract.demo = false
+        return s
+    }
+
+    var now: TimeStamp { clock.now }
+
+    /// Starts the runtime and runs it for `ms` of virtual time.
+    func run(ms: Double) throws {
+        try runtime.run(until: clock.now.adding(milliseconds: ms), advancing: clock)
+    }
+
+    /// Runs on for `ms` without starting again.
+    func advance(ms: Double) {
+        loop.run(until: clock.now.adding(milliseconds: ms), advancing: clock)
+    }
+
+    /// A tap at `p` (down, then up 50 ms later), each frame handled as it arrives.
+    func tap(_ p: Vector2, slot: Int = 0, id: Int = 1) {
+        input.push(TouchFrame(time: now, contacts: [TouchPoint(slot: slot, trackingID: id, position: p)]))
+        advance(ms: 50)
+        input.push(TouchFrame(time: now, contacts: []))
+        advance(ms: 20)
+    }
+
+    /// Taps Start and waits for the round's first frame.
+    func startRound() {
+        tap(runtime.session.game.button.center)
+        advance(ms: 100)
+    }
+
+    /// Taps the round's first live tap bubble until it pops; its id and the taps it needed.
+    func popATapBubble() throws -> (id: Int, taps: Int) {
+        struct NoTapBubble: Error {}
+        guard let round = runtime.session.game.round,
+              let b = round.bubbles.first(where: { if case .tap = $0.kind { return !$0.isPopped } else { return false } }),
+              case .tap(let taps) = b.kind else { throw NoTapBubble() }
+        for i in 0..<taps {
+            tap(panel(b.center), id: 100 + i)
+            advance(ms: 400)
+        }
+        return (b.id, taps)
+    }
+
+    /// A panel position (what a touchscreen reports) for a game position.
+    func panel(_ game: Vector2) -> Vector2 {
+        TouchTransform(native: display.nativeSize, rotation: display.rotation).panelPosition(ofGame: game)
+    }
+}
+
+/// A virtual display that can lose its "DRM master": presents throw `DisplayLostError` while
+/// lost, and `resume` fails `refusals` times before it works.
+final class LosableDisplay: Display {
+    let inner: VirtualDisplay
+    var lost = false
+    var refusals = 0
+    private(set) var resumeAttempts: [TimeStamp] = []
+    private(set) var suspended = 0
+    /// Damage of every present that reached the screen.
+    private(set) var presents: [[PixelRect]] = []
+    /// When each of them happened.
+    private(set) var presentTimes: [TimeStamp] = []
+    let clock: VirtualClock
+
+    init(size: PixelSize, clock: VirtualClock) {
+        inner = VirtualDisplay(size: size, clock: clock)
+        self.clock = clock
+    }
+
+    var name: String { "losable" }
+    var size: PixelSize { inner.size }
+    var reportedPxPerMM: Double? { nil }
+    var canPresent: Bool { true }
+    var eventFD: Int32? { nil }
+    var onVisible: ((TimeStamp) -> Void)? {
+        get { inner.onVisible }
+        set { inner.onVisible = newValue }
+    }
+
+    func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
+        if lost { throw DisplayLostError("master taken by another program") }
+        presents.append(damage)
+        presentTimes.append(clock.now)
+        try inner.present(picture, damage: damage)
+    }
+
+    func handleEvents() {}
+    func snapshot() -> PixelBuffer { inner.snapshot() }
+    func restore() {}
+    func suspend() { suspended += 1 }
+
+    func resume() throws {
+        resumeAttempts.append(clock.now)
+        if refusals > 0 {
+            refusals -= 1
+            throw DisplayLostError("master refused")
+        }
+        lost = false
+    }
+}
+
+/// A VT whose switches tests ask for.
+final class FakeConsole: ConsoleOwner {
+    var switchSignal: Int32 { SIGUSR2 }
+    var next = VTSwitch.release
+    private(set) var calls: [String] = []
+
+    func handleSwitchSignal() -> VTSwitch {
+        calls.append("signal")
+        return next
+    }
+
+    func acknowledgeRelease() { calls.append("release") }
+    func acknowledgeAcquire() { calls.append("acquire") }
+    func restore() { calls.append("restore") }
+}
