@@ -18,7 +18,7 @@ struct GameSetup {
         case let other: throw UsageError("--mode expects classic or timed, got '\(other)'")
         }
         settings = loadSettings(configPath: args.value("config"))
-        field = PlayField(size: size, pxPerMM: settings.display.pxPerMM ?? DisplaySettings.fallbackPxPerMM,
+        field = PlayField(size: size, pxPerMM: PixelDensity.resolve(configured: settings.display.pxPerMM),
                           game: settings.game)
     }
 }
@@ -120,7 +120,7 @@ struct GesturesCommand: KioskCommand {
         let size = try args.requiredSize()
         let settings = loadSettings(configPath: args.value("config"))
         guard let recording = loadRecording(args.positionals[0]) else { return 2 }
-        let pxPerMM = settings.display.pxPerMM ?? DisplaySettings.fallbackPxPerMM
+        let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM)
         let thresholds = GestureThresholds(settings.gestures, pxPerMM: pxPerMM)
         let origin = Replay.span(of: recording).start
         let withMoves = args.has("moves")
