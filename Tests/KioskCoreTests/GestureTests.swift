@@ -267,3 +267,65 @@ import Testing
         #expect(v.velocity(at: TimeStamp(milliseconds: 100)) == .zero)
     }
 }
+
+@Suite struct EdgeSwipeTests {
+    /// A fast swipe (20 px per 10 ms frame, 2000 px/s) from `start` straight to `edge`, held
+    /// there `holdMS` before lifting; `frames` when the panel keeps reporting the held contact.
+    static func swipeIntoEdge(from start: (Int, Int), to edge: (Int, Int), holdMS: Double,
+                              frames: Bool) -> EvemuScript {
+        let dx = Double(edge.0 - start.0), dy = Double(edge.1 - start.1)
+        let steps = Int(((dx * dx + dy * dy).squareRoot() / 20).rounded())
+        var s = EvemuScript()
+        var t = 0.0
+        for (i, p) in EvemuScript.line(from: start, to: edge, steps: steps).enumerated() {
+            s.put(t, slot: 0, id: i == 0 ? 1 : nil, p.0, p.1)
+            s.syn(t)
+            t += 10
+        }
+        let lift = t - 10 + holdMS
+        if frames {
+            // The panel repeats the pinned position (pressure or touch-size changes do this).
+            while t < lift {
+                s.event(t, 3, 0x3a, 0)
+                s.syn(t)
+                t += 10
+            }
+        }
+        s.lift(lift, slot: 0)
+        s.syn(lift)
+        return s
+    }
+
+    @Test(arguments: [(60.0, false), (100.0, false), (60.0, true), (100.0, true)])
+    func swipeHeldAtTheRightEdgeIsStillASwipe(holdMS: Double, frames: Bool) throws {
+        let g = try Self.swipeIntoEdge(from: (700, 500), to: (999, 500), holdMS: holdMS, frames: frames).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe], "\(g.kinds)")
+        let swipe = try #require(g.last)
+        #expect(Angle.difference(swipe.angleDegrees, 0) < 1)
+        // The velocity is the one before the finger reached the edge, not the rest after.
+        #expect(abs(swipe.speed - 2000) < 150, "\(swipe.speed)")
+    }
+
+    @Test(arguments: [(500, 0), (0, 500), (500, 999)])
+    func everyEdgeCounts(edge: (Int, Int)) throws {
+        let g = try Self.swipeIntoEdge(from: (500, 500), to: edge, holdMS: 100, frames: true).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe], "\(edge)")
+        #expect(abs((g.last?.speed ?? 0) - 2000) < 150)
+    }
+
+    @Test(arguments: [false, true])
+    func swipeThatRestsShortOfTheEdgeIsNoSwipe(frames: Bool) throws {
+        // Mid-screen, and 20 px (5 mm) before the edge: both deliberate rests of 100 ms.
+        for end in [(500, 500), (979, 500)] {
+            let g = try Self.swipeIntoEdge(from: (300, 500), to: end, holdMS: 100, frames: frames).gestures()
+            #expect(g.kinds == [.dragStart, .dragEnd], "\(end)")
+        }
+    }
+
+    @Test func contactMovingAlongTheEdgeIsNotPinned() throws {
+        // Down the right edge at 2000 px/s and lifted while moving: a swipe downwards.
+        let g = try Self.swipeIntoEdge(from: (999, 300), to: (999, 600), holdMS: 10, frames: false).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe])
+        #expect(abs((g.last?.speed ?? 0) - 2000) < 150)
+    }
+}

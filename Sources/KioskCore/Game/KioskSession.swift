@@ -10,7 +10,8 @@ public struct KioskSession: Sendable {
 
     public init(game: KioskGame) {
         self.game = game
-        recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM)
+        recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM,
+                                       screen: game.field.size)
     }
 
     /// Starts the attract demo now, whatever the screen shows.

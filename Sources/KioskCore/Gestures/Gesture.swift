@@ -55,6 +55,12 @@ public struct GestureThresholds: Equatable, Sendable {
     public var velocityWindowMS: Double
     public var multiTapIntervalMS: Double
     public var multiTapSlop: Double
+    /// A contact this close to the screen's border is at the edge (see `edgeMarginMM`).
+    public var edgeMargin: Double
+
+    /// Panels rarely report a finger's centre right on the glass's last pixel, so "at the
+    /// edge" reaches this far in; a finger 2 mm from the border is half off the screen.
+    public static let edgeMarginMM = 2.0
 
     /// Converts millimetres to pixels with the screen's density, so a gesture feels the same on
     /// a 7-inch and a 32-inch screen.
@@ -68,5 +74,6 @@ public struct GestureThresholds: Equatable, Sendable {
         velocityWindowMS = s.velocityWindowMS
         multiTapIntervalMS = s.multiTapIntervalMS
         multiTapSlop = s.multiTapSlopMM * pxPerMM
+        edgeMargin = Self.edgeMarginMM * pxPerMM
     }
 }

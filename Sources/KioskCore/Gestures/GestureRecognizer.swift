@@ -7,6 +7,9 @@
 public struct GestureRecognizer: Sendable {
     /// Thresholds in pixels for this screen.
     public let thresholds: GestureThresholds
+    /// The screen in the coordinates of the frames (the game's size): a contact held at its
+    /// border is a finger that ran off the glass, not one at rest.
+    public let screen: PixelSize
 
     private struct ContactKey: Hashable { var device: Int; var slot: Int }
 
@@ -29,19 +32,25 @@ public struct GestureRecognizer: Sendable {
         var position: Vector2
         var phase: Phase
         var velocity: VelocityTracker
+        /// Where and since when the contact sits still at the screen's border: samples from then
+        /// on stay out of the velocity, which is taken as of that time.
+        var pinned: Pinned?
     }
+
+    private struct Pinned { var position: Vector2; var since: TimeStamp }
 
     private struct RecentTap { var device: Int; var time: TimeStamp; var position: Vector2; var count: Int }
 
     private var contacts: [ContactKey: Contact] = [:]
     private var recentTaps: [RecentTap] = []
 
-    public init(thresholds: GestureThresholds) {
+    public init(thresholds: GestureThresholds, screen: PixelSize) {
         self.thresholds = thresholds
+        self.screen = screen
     }
 
-    public init(settings: GestureSettings, pxPerMM: Double) {
-        self.init(thresholds: GestureThresholds(settings, pxPerMM: pxPerMM))
+    public init(settings: GestureSettings, pxPerMM: Double, screen: PixelSize) {
+        self.init(thresholds: GestureThresholds(settings, pxPerMM: pxPerMM), screen: screen)
     }
 
     /// True while any contact is down (a renderer draws finger markers; idle detection waits).
@@ -83,9 +92,10 @@ public struct GestureRecognizer: Sendable {
             if contacts[key] == nil {
                 var v = VelocityTracker(windowMS: thresholds.velocityWindowMS)
                 v.add(point.position, at: frame.time)
+                let edge = isAtEdge(point.position) ? Pinned(position: point.position, since: frame.time) : nil
                 contacts[key] = Contact(trackingID: point.trackingID, downTime: frame.time,
                                         downPosition: point.position, position: point.position,
-                                        phase: frame.resync ? .ignored : .possible, velocity: v)
+                                        phase: frame.resync ? .ignored : .possible, velocity: v, pinned: edge)
             } else {
                 move(key, to: point.position, at: frame.time, emit)
             }
@@ -116,7 +126,15 @@ public struct GestureRecognizer: Sendable {
         guard var c = contacts[key] else { return }
         let moved = position != c.position
         c.position = position
-        c.velocity.add(position, at: time)
+        if !isAtEdge(position) {
+            c.pinned = nil
+            c.velocity.add(position, at: time)
+        } else if let pin = c.pinned, pin.position.distance(to: position) <= thresholds.tapSlop {
+            // Held at the border (a finger that ran off the glass): not a rest, so no sample.
+        } else {
+            c.pinned = Pinned(position: position, since: time)
+            c.velocity.add(position, at: time)
+        }
         let distance = c.downPosition.distance(to: position)
         switch c.phase {
         case .possible, .longPressed, .unresolved:
@@ -139,7 +157,8 @@ public struct GestureRecognizer: Sendable {
         switch c.phase {
         case .dragging:
             var end = gesture(.dragEnd, key, c, at: time)
-            end.velocity = c.velocity.velocity(at: time)
+            // Velocity as of the moment the finger reached the border, if it is held there.
+            end.velocity = c.velocity.velocity(at: c.pinned?.since ?? time)
             emit(end)
             if end.distance >= thresholds.swipeMinDistance && end.speed >= thresholds.swipeMinVelocity {
                 end.kind = .swipe
@@ -155,6 +174,14 @@ public struct GestureRecognizer: Sendable {
         case .longPressed, .ignored, .unresolved:
             break
         }
+    }
+
+    /// Whether a position is at the screen's border, within the edge margin (decoders clamp
+    /// contacts that leave the glass onto it).
+    private func isAtEdge(_ p: Vector2) -> Bool {
+        let m = thresholds.edgeMargin
+        let right = Double(screen.width - 1) - m, bottom = Double(screen.height - 1) - m
+        return p.x <= m || p.y <= m || p.x >= right || p.y >= bottom
     }
 
     /// Running tap count: continues a recent tap that ended shortly before this one went down,

@@ -16,7 +16,7 @@ public enum Replay {
     public static func gestures(of recording: EvemuRecording, screen: PixelSize,
                                 thresholds: GestureThresholds, _ emit: (Gesture) -> Void) {
         var decoder = TouchDecoder(device: recording.device, screen: screen)
-        var recognizer = GestureRecognizer(thresholds: thresholds)
+        var recognizer = GestureRecognizer(thresholds: thresholds, screen: screen)
         for event in recording.events {
             for frame in decoder.feed(event) {
                 recognizer.process(frame, emit)
