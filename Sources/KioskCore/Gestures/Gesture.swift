@@ -55,6 +55,8 @@ public struct GestureThresholds: Equatable, Sendable {
     public var velocityWindowMS: Double
     public var multiTapIntervalMS: Double
     public var multiTapSlop: Double
+    /// A re-touch sooner than this after a lift, nearby, continues the press (0: never).
+    public var bounceMS: Double
     /// A contact this close to the screen's border is at the edge (see `edgeMarginMM`).
     public var edgeMargin: Double
 
@@ -74,6 +76,7 @@ public struct GestureThresholds: Equatable, Sendable {
         velocityWindowMS = s.velocityWindowMS
         multiTapIntervalMS = s.multiTapIntervalMS
         multiTapSlop = s.multiTapSlopMM * pxPerMM
+        bounceMS = s.bounceMS
         edgeMargin = Self.edgeMarginMM * pxPerMM
     }
 }

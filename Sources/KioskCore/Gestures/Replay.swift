@@ -24,5 +24,7 @@ public enum Replay {
         }
         // Whatever came due before the recording ended (a long press still held).
         recognizer.advance(to: span(of: recording).end, emit)
+        // Nothing can bounce back after the last event: lifts still waiting are final.
+        recognizer.finishInput(emit)
     }
 }
