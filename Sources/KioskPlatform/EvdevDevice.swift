@@ -191,18 +191,6 @@ public final class EvdevDevice {
 
 // MARK: - Classification
 
-/// How a touchscreen reports its contacts (what `TouchDecoder` will do with it).
-public enum TouchProtocol: Equatable, Sendable {
-    /// Multi-touch protocol B: the kernel tracks contacts in slots.
-    case multiTouchB(slots: Int)
-    /// Multi-touch protocol A: anonymous contact lists.
-    case multiTouchA
-    /// `ABS_X`/`ABS_Y` with `BTN_TOUCH`: one finger.
-    case singleTouch
-    /// `ABS_X`/`ABS_Y` with `BTN_LEFT`: a tablet-style pointer such as QEMU's usb-tablet.
-    case absolutePointer
-}
-
 /// Whether a device is taken as a touchscreen, and if not, why not (for `bubble-kiosk devices`).
 public enum TouchscreenVerdict: Equatable, Sendable {
     case touchscreen(TouchProtocol)
@@ -210,16 +198,6 @@ public enum TouchscreenVerdict: Equatable, Sendable {
 }
 
 extension TouchDeviceInfo {
-    /// The protocol the decoder would use, whether or not the device counts as a touchscreen.
-    public var touchProtocol: TouchProtocol? {
-        if isMultiTouch {
-            guard let slots = axes[EventCode.ABS_MT_SLOT] else { return .multiTouchA }
-            return .multiTouchB(slots: Int(slots.maximum) - Int(slots.minimum) + 1)
-        }
-        guard isSingleTouch else { return nil }
-        return keys.contains(EventCode.BTN_TOUCH) ? .singleTouch : .absolutePointer
-    }
-
     /// Touchscreen or not, in the manner of udev's input_id: a direct device with touch axes is
     /// one; a touchpad (`INPUT_PROP_POINTER`, or a finger tool without `INPUT_PROP_DIRECT`)
     /// or a graphics tablet moves a cursor and is not; an absolute pointer with a touch or left
@@ -230,7 +208,12 @@ extension TouchDeviceInfo {
         guard hasAxes else {
             return .ignored(axes.isEmpty ? "no absolute axes (keyboard, mouse or buttons)" : "no absolute X/Y axes")
         }
-        if isDirect, let kind = touchProtocol { return .touchscreen(kind) }
+        if isDirect {
+            // The same rule the decoder goes by (`touchProtocol`): without a button it would
+            // never see a finger go down.
+            guard let kind = touchProtocol else { return .ignored(Self.noTouchButton) }
+            return .touchscreen(kind)
+        }
         if properties.contains(Int(INPUT_PROP_POINTER)) { return .ignored("touchpad (INPUT_PROP_POINTER)") }
         if keys.contains(EventCode.BTN_TOOL_FINGER) {
             return .ignored("touchpad (BTN_TOOL_FINGER without INPUT_PROP_DIRECT)")
@@ -243,6 +226,9 @@ extension TouchDeviceInfo {
         if button, let kind = touchProtocol { return .touchscreen(kind) }
         return .ignored("absolute axes without BTN_TOUCH, BTN_LEFT or INPUT_PROP_DIRECT (joystick?)")
     }
+
+    /// Why a direct device with X/Y axes but no button is not used.
+    static let noTouchButton = "direct, but ABS_X/ABS_Y without BTN_TOUCH or BTN_LEFT: nothing tells when a finger is down"
 
     /// Whether `--input evdev` uses this device.
     public var isTouchscreen: Bool {

@@ -169,7 +169,7 @@ public final class KioskRuntime {
         try input.start(loop: loop, deliver: { [unowned self] raw in
             deliver(touchTransform.apply(raw))
         }, lost: { [unowned self] device, time in
-            session.cancel(device: device, at: time)
+            emit(session.cancel(device: device, at: time), at: time)
         })
         display.onVisible = { [unowned self] shownAt in
             guard let input = inFlightInput else { return }

@@ -177,6 +177,20 @@ private func messages(_ result: ConfigResult) -> [String] {
         #expect(high.settings.score.tapBubble == -10000)
     }
 
+    @Test func bounceTimeRunsFromOffToOneHundredMilliseconds() {
+        #expect(Settings().gestures.bounceMS == 25)
+        for value in ["0", "100", "12.5"] {
+            let ok = load((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
+            #expect(ok.diagnostics == [], "\(value)")
+            #expect(ok.settings.gestures.bounceMS == Double(value))
+        }
+        for value in ["-1", "101", "25ms"] {
+            let bad = load((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
+            #expect(messages(bad) == ["b.conf:2: bounce_ms: expected a number from 0 to 100, got '\(value)'"])
+            #expect(bad.settings.gestures.bounceMS == 25)
+        }
+    }
+
     @Test func pixelDensityTakesAutoOrANumber() {
         let result = load(
             (name: "a.conf", text: "[display]\npx_per_mm = 5\n"),

@@ -5,7 +5,8 @@
 ///
 /// The device's axes run 0...999 on a 1000x1000 screen, so device units are screen pixels.
 struct EvemuScript {
-    enum DeviceKind { case slots, protocolA, singleTouch }
+    /// `axesOnly`: a direct device with `ABS_X`/`ABS_Y` and no button at all.
+    enum DeviceKind { case slots, protocolA, singleTouch, axesOnly }
 
     static let screen = PixelSize(width: 1000, height: 1000)
     let kind: DeviceKind
@@ -24,12 +25,12 @@ struct EvemuScript {
         h += "B: 01" + String(repeating: " 00", count: 8) + "\n"
         h += "B: 01" + String(repeating: " 00", count: 8) + "\n"
         h += "B: 01" + String(repeating: " 00", count: 8) + "\n"
-        h += "B: 01 00 04 00 00 00 00 00 00\n"
+        h += kind == .axesOnly ? "B: 01" + String(repeating: " 00", count: 8) + "\n" : "B: 01 00 04 00 00 00 00 00 00\n"
         let abs: String
         switch kind {
         case .slots: abs = "B: 03 03 00 00 00 00 80 60 02\n"
         case .protocolA: abs = "B: 03 03 00 00 00 00 00 60 02\n"
-        case .singleTouch: abs = "B: 03 03 00 00 00 00 00 00 00\n"
+        case .singleTouch, .axesOnly: abs = "B: 03 03 00 00 00 00 00 00 00\n"
         }
         h += abs
         h += "A: 00 0 999 0 0 0\nA: 01 0 999 0 0 0\n"
@@ -38,7 +39,7 @@ struct EvemuScript {
             h += "A: 2f 0 9 0 0 0\nA: 35 0 999 0 0 0\nA: 36 0 999 0 0 0\nA: 39 0 65535 0 0 0\n"
         case .protocolA:
             h += "A: 35 0 999 0 0 0\nA: 36 0 999 0 0 0\nA: 39 0 65535 0 0 0\n"
-        case .singleTouch:
+        case .singleTouch, .axesOnly:
             break
         }
         return h
@@ -85,8 +86,9 @@ struct EvemuScript {
         var t = start
         for (i, p) in points.enumerated() {
             switch kind {
-            case .singleTouch:
-                if i == 0 { event(t, 1, 0x14a, 1) }
+            case .singleTouch, .axesOnly:
+                // An axes-only device has no button to press: only positions come.
+                if i == 0 && kind == .singleTouch { event(t, 1, 0x14a, 1) }
                 event(t, 3, 0, p.0)
                 event(t, 3, 1, p.1)
             case .slots:
@@ -101,6 +103,7 @@ struct EvemuScript {
         }
         switch kind {
         case .singleTouch: event(t, 1, 0x14a, 0)
+        case .axesOnly: break
         case .slots: lift(t, slot: s)
         case .protocolA: event(t, 0, 2, 0)
         }

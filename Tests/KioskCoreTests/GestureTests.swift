@@ -267,3 +267,210 @@ import Testing
         #expect(v.velocity(at: TimeStamp(milliseconds: 100)) == .zero)
     }
 }
+
+@Suite struct EdgeSwipeTests {
+    /// A fast swipe (20 px per 10 ms frame, 2000 px/s) from `start` straight to `edge`, held
+    /// there `holdMS` before lifting; `frames` when the panel keeps reporting the held contact.
+    static func swipeIntoEdge(from start: (Int, Int), to edge: (Int, Int), holdMS: Double,
+                              frames: Bool) -> EvemuScript {
+        let dx = Double(edge.0 - start.0), dy = Double(edge.1 - start.1)
+        let steps = Int(((dx * dx + dy * dy).squareRoot() / 20).rounded())
+        var s = EvemuScript()
+        var t = 0.0
+        for (i, p) in EvemuScript.line(from: start, to: edge, steps: steps).enumerated() {
+            s.put(t, slot: 0, id: i == 0 ? 1 : nil, p.0, p.1)
+            s.syn(t)
+            t += 10
+        }
+        let lift = t - 10 + holdMS
+        if frames {
+            // The panel repeats the pinned position (pressure or touch-size changes do this).
+            while t < lift {
+                s.event(t, 3, 0x3a, 0)
+                s.syn(t)
+                t += 10
+            }
+        }
+        s.lift(lift, slot: 0)
+        s.syn(lift)
+        return s
+    }
+
+    @Test(arguments: [(60.0, false), (100.0, false), (60.0, true), (100.0, true)])
+    func swipeHeldAtTheRightEdgeIsStillASwipe(holdMS: Double, frames: Bool) throws {
+        let g = try Self.swipeIntoEdge(from: (700, 500), to: (999, 500), holdMS: holdMS, frames: frames).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe], "\(g.kinds)")
+        let swipe = try #require(g.last)
+        #expect(Angle.difference(swipe.angleDegrees, 0) < 1)
+        // The velocity is the one before the finger reached the edge, not the rest after.
+        #expect(abs(swipe.speed - 2000) < 150, "\(swipe.speed)")
+    }
+
+    @Test(arguments: [(500, 0), (0, 500), (500, 999)])
+    func everyEdgeCounts(edge: (Int, Int)) throws {
+        let g = try Self.swipeIntoEdge(from: (500, 500), to: edge, holdMS: 100, frames: true).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe], "\(edge)")
+        #expect(abs((g.last?.speed ?? 0) - 2000) < 150)
+    }
+
+    @Test(arguments: [false, true])
+    func swipeThatRestsShortOfTheEdgeIsNoSwipe(frames: Bool) throws {
+        // Mid-screen, and 20 px (5 mm) before the edge: both deliberate rests of 100 ms.
+        for end in [(500, 500), (979, 500)] {
+            let g = try Self.swipeIntoEdge(from: (300, 500), to: end, holdMS: 100, frames: frames).gestures()
+            #expect(g.kinds == [.dragStart, .dragEnd], "\(end)")
+        }
+    }
+
+    @Test func contactMovingAlongTheEdgeIsNotPinned() throws {
+        // Down the right edge at 2000 px/s and lifted while moving: a swipe downwards.
+        let g = try Self.swipeIntoEdge(from: (999, 300), to: (999, 600), holdMS: 10, frames: false).gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe])
+        #expect(abs((g.last?.speed ?? 0) - 2000) < 150)
+    }
+}
+
+@Suite struct BounceTests {
+    /// A press at (500, 500) from 0 to 100 ms whose contact drops out from 40 to 55 ms (15 ms),
+    /// coming back 1 px away with a new tracking id.
+    static func bouncedPress() -> EvemuScript {
+        var s = EvemuScript()
+        s.put(0, slot: 0, id: 1, 500, 500)
+        s.syn(0)
+        s.lift(40, slot: 0)
+        s.syn(40)
+        s.put(55, slot: 0, id: 2, 501, 500)
+        s.syn(55)
+        s.lift(100, slot: 0)
+        s.syn(100)
+        return s
+    }
+
+    @Test func liftOf15MSInsideOnePressIsOneTap() throws {
+        let g = try Self.bouncedPress().gestures()
+        #expect(g.kinds == [.tap])
+        #expect(g.map(\.count) == [1])
+        // Delivered at the first lift, not held back.
+        #expect(g.first?.time == TimeStamp(milliseconds: 40))
+    }
+
+    @Test func bounceOffRestoresTwoTaps() throws {
+        var settings = GestureSettings()
+        settings.bounceMS = 0
+        let g = try Self.bouncedPress().gestures(settings)
+        #expect(g.kinds == [.tap, .tap])
+        #expect(g.map(\.count) == [1, 2])
+    }
+
+    @Test func tapsAHumanMakesStayTwoTaps() throws {
+        var s = EvemuScript()
+        s.stroke([(500, 500)], start: 0, stepMS: 50)
+        s.stroke([(502, 501)], start: 170, stepMS: 50, id: 2)  // 120 ms after the first lift
+        let g = try s.gestures()
+        #expect(g.kinds == [.tap, .tap])
+        #expect(g.map(\.count) == [1, 2])
+        #expect(g.map(\.time) == [50, 220].map { TimeStamp(milliseconds: $0) })
+    }
+
+    @Test func reTouchElsewhereIsAnotherFinger() throws {
+        var s = EvemuScript()
+        s.stroke([(500, 500)], start: 0, stepMS: 40)
+        s.stroke([(530, 500)], start: 50, stepMS: 40, id: 2)  // 10 ms later, 30 px away
+        #expect(try s.gestures().map(\.count) == [1, 2])
+    }
+
+    @Test func reTouchAfterTheBounceTimeIsANewTap() throws {
+        var settings = GestureSettings()
+        settings.bounceMS = 10
+        #expect(try Self.bouncedPress().gestures(settings).map(\.count) == [1, 2])
+    }
+
+    @Test func bounceAfterALongPressGivesNoTap() throws {
+        var s = EvemuScript()
+        s.put(0, slot: 0, id: 1, 500, 500)
+        s.syn(0)
+        s.lift(600, slot: 0)
+        s.syn(600)
+        s.put(612, slot: 0, id: 2, 500, 501)
+        s.syn(612)
+        s.lift(650, slot: 0)
+        s.syn(650)
+        #expect(try s.gestures().kinds == [.longPress])
+    }
+
+    /// A swipe of 300 px at 1500 px/s whose contact drops out for 15 ms halfway.
+    static func bouncedSwipe() -> EvemuScript {
+        var s = EvemuScript()
+        let points = EvemuScript.line(from: (200, 500), to: (500, 500), steps: 20)  // 15 px a frame
+        for (i, p) in points.enumerated() {
+            let t = Double(i) * 10
+            if i == 10 {
+                // Gone from 95 ms; back at 110 ms, 30 px on, where the moving finger is by then.
+                s.lift(95, slot: 0)
+                s.syn(95)
+                continue
+            }
+            s.put(t, slot: 0, id: i == 0 ? 1 : i == 11 ? 2 : nil, p.0, p.1)
+            s.syn(t)
+        }
+        s.lift(210, slot: 0)
+        s.syn(210)
+        return s
+    }
+
+    @Test func bounceInsideASwipeKeepsOneDrag() throws {
+        let g = try Self.bouncedSwipe().gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe], "\(g.kinds)")
+        let swipe = try #require(g.last)
+        #expect(swipe.start == Vector2(200, 500) && swipe.position == Vector2(500, 500))
+        #expect(abs(swipe.speed - 1500) < 150)
+        // The drag went on moving through the bounce.
+        #expect(g.filter { $0.kind == .dragMove }.count >= 17)
+    }
+
+    @Test func withoutBounceMergingTheSwipeFallsApart() throws {
+        var settings = GestureSettings()
+        settings.bounceMS = 0
+        let kinds = try Self.bouncedSwipe().gestures(settings).kinds
+        #expect(kinds.filter { $0 == .dragStart }.count == 2, "\(kinds)")
+    }
+
+    @Test func dragEndWaitsOutTheBounceTime() throws {
+        let g = try SwipeTests.swipe(angle: 0).gestures()
+        // Lifted at 110 ms; final 25 ms later, when no bounce came.
+        #expect(g.filter { $0.kind == .dragEnd || $0.kind == .swipe }.map(\.time)
+            == [135, 135].map { TimeStamp(milliseconds: $0) })
+    }
+
+    @Test func recordingThatEndsAtALiftStillEndsTheDragButFiresNoLaterLongPress() throws {
+        var s = EvemuScript()
+        s.put(0, slot: 1, id: 7, 800, 800)  // held until the recording ends at 490 ms
+        s.syn(0)
+        for (i, p) in EvemuScript.line(from: (200, 500), to: (350, 500), steps: 10).enumerated() {
+            s.put(390 + Double(i) * 10, slot: 0, id: i == 0 ? 1 : nil, p.0, p.1)
+            s.syn(390 + Double(i) * 10)
+        }
+        s.lift(490, slot: 0)
+        s.syn(490)
+        // The swipe is final at 515 ms; the held finger's long press (due at 500) never came.
+        let g = try s.gestures()
+        #expect(g.kinds == [.dragStart, .dragEnd, .swipe], "\(g.kinds)")
+        #expect(g.last?.time == TimeStamp(milliseconds: 515))
+    }
+
+    @Test func pendingDragEndIsADeadline() {
+        var r = GestureRecognizer(settings: GestureSettings(), pxPerMM: 4, screen: EvemuScript.screen)
+        for i in 0...10 {
+            _ = r.process(TouchFrame(time: TimeStamp(milliseconds: Double(i) * 10),
+                                     contacts: [TouchPoint(slot: 0, trackingID: 1, position: Vector2(200 + Double(i) * 15, 500))]))
+        }
+        #expect(r.process(TouchFrame(time: TimeStamp(milliseconds: 110), contacts: [])).isEmpty)
+        #expect(r.nextDeadline == TimeStamp(milliseconds: 135))
+        var late: [Gesture] = []
+        r.advance(to: TimeStamp(milliseconds: 134)) { late.append($0) }
+        #expect(late.isEmpty)
+        r.advance(to: TimeStamp(milliseconds: 135)) { late.append($0) }
+        #expect(late.map(\.kind) == [.dragEnd, .swipe])
+        #expect(r.nextDeadline == nil)
+    }
+}

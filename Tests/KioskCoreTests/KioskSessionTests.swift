@@ -71,6 +71,8 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
                 t += 400
             }
         }
+        // A swipe is delivered once its bounce time (25 ms) after the lift has passed.
+        _ = s.advance(to: TimeStamp(milliseconds: t))
         #expect(s.game.screen == .roundOver)
         #expect(s.game.round?.isOver == true && s.game.round?.remaining == 0)
         let over = s.game.screenSince
@@ -152,5 +154,42 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
         let expected = Round(field: s.game.field, settings: s.game.settings, seed: 11, at: .zero)
         #expect(s.game.round?.bubbles.map(\.center) == expected.bubbles.map(\.center))
         #expect(s.game.round?.bubbles.map(\.kind) == expected.bubbles.map(\.kind))
+    }
+}
+
+@Suite struct BounceInTheGameTests {
+    @Test func bouncedTapTakesOneTapOffABubble() throws {
+        var s = makeSession { $0.attract.demo = false }
+        _ = realTap(&s, s.game.button.center, at: 0)
+        let bubble = try #require(s.game.round?.bubbles.first { $0.tapsLeft >= 2 })
+        // One press whose contact drops out for 15 ms, as cheap panels do.
+        for (ms, down) in [(1000.0, true), (1040, false), (1055, true), (1100, false)] {
+            let contacts = down ? [TouchPoint(slot: 0, trackingID: Int(ms), position: bubble.center)] : []
+            _ = s.process(TouchFrame(time: TimeStamp(milliseconds: ms), contacts: contacts))
+        }
+        _ = s.advance(to: TimeStamp(milliseconds: 1200))
+        let after = try #require(s.game.round?.bubbles.first { $0.id == bubble.id })
+        #expect(after.tapsLeft == bubble.tapsLeft - 1)
+    }
+}
+
+@Suite struct KioskSessionCancelTests {
+    /// A swipe lifted just before its device vanishes (still inside the bounce time) pops.
+    @Test func aSwipeLiftedJustBeforeAnUnplugStillPlays() throws {
+        var s = makeSession { $0.attract.demo = false }
+        _ = realTap(&s, s.game.button.center, at: 0)
+        let round = try #require(s.game.round)
+        let b = try #require(round.bubbles.first { if case .swipe = $0.kind { true } else { false } })
+        guard case .swipe(let a) = b.kind else { return }
+        let end = b.center + Angle.unitVector(degrees: a) * 100
+        for i in 0...10 {
+            let p = b.center + (end - b.center) * (Double(i) / 10)
+            _ = s.process(TouchFrame(time: TimeStamp(milliseconds: 1000 + Double(i) * 10),
+                                     contacts: [TouchPoint(slot: 0, trackingID: 5, position: p)]))
+        }
+        #expect(s.process(TouchFrame(time: TimeStamp(milliseconds: 1110), contacts: [])).isEmpty,
+                "the swipe waits out the bounce time")
+        let events = s.cancel(device: 0, at: TimeStamp(milliseconds: 1115))
+        #expect(events.contains(.popped(bubble: b.id, points: 20)), "\(events)")
     }
 }

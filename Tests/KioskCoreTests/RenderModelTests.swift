@@ -191,3 +191,30 @@ import Testing
         #expect(RGBColor.white.mixed(with: .black, amount: 1) == .black)
     }
 }
+
+@Suite struct FingerMarkerTests {
+    /// The finger markers' ids in a scene with the session's contacts.
+    static func fingerIDs(_ frames: [TouchFrame]) -> [SceneItemID] {
+        var s = makeSession()
+        for f in frames { _ = s.process(f) }
+        var builder = SceneBuilder(field: s.game.field, seed: 1)
+        return builder.scene(s, at: TimeStamp(milliseconds: 100)).items.map(\.id).filter {
+            if case .finger = $0 { return true } else { return false }
+        }
+    }
+
+    @Test func slotsOfDifferentDevicesNeverShareAnID() {
+        // Once device*100+slot: device 0 slot 100 and device 1 slot 0 both made 200.
+        let ids = Self.fingerIDs([
+            TouchFrame(time: .zero, device: 0, contacts: [TouchPoint(slot: 100, trackingID: 1, position: Vector2(100, 100))]),
+            TouchFrame(time: .zero, device: 1, contacts: [TouchPoint(slot: 0, trackingID: 1, position: Vector2(300, 300))]),
+            TouchFrame(time: .zero, device: 1, contacts: [
+                TouchPoint(slot: 0, trackingID: 1, position: Vector2(300, 300)),
+                TouchPoint(slot: 255, trackingID: 2, position: Vector2(500, 300)),
+            ]),
+        ])
+        #expect(ids.count == 3)
+        #expect(Set(ids).count == 3)
+        #expect(ids.contains(.finger(100, device: 0)) && ids.contains(.finger(0, device: 1)))
+    }
+}

@@ -49,6 +49,10 @@ private enum Devices {
     static let accelerometer = TouchDeviceInfo(
         name: "Accelerometer", axes: [EventCode.ABS_X: axis(512), EventCode.ABS_Y: axis(512), ABS_Z: axis(512)],
         properties: [INPUT_PROP_ACCELEROMETER])
+    /// Direct, with ABS_X/ABS_Y, but no button says when a finger is down.
+    static let directWithoutButton = TouchDeviceInfo(
+        name: "Axes Only", axes: [EventCode.ABS_X: axis(4095), EventCode.ABS_Y: axis(4095)],
+        properties: [EventCode.INPUT_PROP_DIRECT])
     static let penTablet = TouchDeviceInfo(
         name: "Wacom Intuos", axes: [EventCode.ABS_X: axis(15200), EventCode.ABS_Y: axis(9500)],
         keys: [EventCode.BTN_TOUCH, BTN_TOOL_PEN])
@@ -70,6 +74,7 @@ private enum Devices {
         (Devices.joystick, "absolute axes without BTN_TOUCH, BTN_LEFT or INPUT_PROP_DIRECT (joystick?)"),
         (Devices.accelerometer, "accelerometer"),
         (Devices.penTablet, "graphics tablet (pen without INPUT_PROP_DIRECT)"),
+        (Devices.directWithoutButton, TouchDeviceInfo.noTouchButton),
     ])
     func othersAreIgnoredWithAReason(device: TouchDeviceInfo, reason: String) {
         #expect(device.touchscreenVerdict == .ignored(reason), "\(device.name)")

@@ -32,6 +32,9 @@ import Testing
         }
         let up = TouchFrame(time: TimeStamp(milliseconds: ms + 90), contacts: [])
         builder.note(s.process(up), round: s.game.round, at: up.time)
+        // The swipe goes out when the bounce time after the lift has passed, as the loop would see.
+        let settled = up.time.adding(milliseconds: s.game.settings.gestures.bounceMS)
+        builder.note(s.advance(to: settled), round: s.game.round, at: settled)
     }
 
     static func render(_ s: KioskSession, _ builder: inout SceneBuilder, at ms: Double) -> Frame {

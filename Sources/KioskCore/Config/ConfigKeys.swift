@@ -29,6 +29,8 @@ extension ConfigSchema {
                   "A tap starting within this time after the previous one continues its count"),
         ConfigKey("gestures", "multi_tap_slop_mm", .double(\.gestures.multiTapSlopMM, 1...100),
                   "...if it lands within this distance of it"),
+        ConfigKey("gestures", "bounce_ms", .double(\.gestures.bounceMS, 0...100),
+                  "A re-touch this soon after a lift and near it continues that press (contact bounce); 0 is off"),
 
         ConfigKey("game", "bubbles", .int(\.game.bubbles, 1...200),
                   "Bubbles in a classic round"),

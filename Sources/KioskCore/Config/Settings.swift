@@ -19,6 +19,9 @@ public struct GestureSettings: Equatable, Sendable {
     public var multiTapIntervalMS = 300.0
     /// ...if it lands within this distance of it.
     public var multiTapSlopMM = 16.0
+    /// A re-touch this soon after a lift, where the finger lifted, is contact bounce: the same
+    /// press goes on (0 turns merging off).
+    public var bounceMS = 25.0
 
     public init() {}
 }

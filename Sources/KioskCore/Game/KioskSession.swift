@@ -10,7 +10,8 @@ public struct KioskSession: Sendable {
 
     public init(game: KioskGame) {
         self.game = game
-        recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM)
+        recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: game.field.pxPerMM,
+                                       screen: game.field.size)
     }
 
     /// Takes over a reloaded configuration (see `KioskGame.reload`); contacts down keep going
@@ -44,9 +45,15 @@ public struct KioskSession: Sendable {
     }
 
     /// A device went away or lost events: cancel its contacts' gestures.
-    public mutating func cancel(device: Int, at time: TimeStamp) {
+    /// A swipe lifted just before (still waiting out the bounce time) still plays.
+    public mutating func cancel(device: Int, at time: TimeStamp) -> [GameEvent] {
         contacts[device] = nil
-        recognizer.cancelAll(device: device, at: time) { _ in }
+        var gestures: [Gesture] = []
+        recognizer.cancelAll(device: device, at: time) { gestures.append($0) }
+        var events: [GameEvent] = []
+        for g in gestures { events += handle(g) }
+        follow(events, at: time)
+        return events
     }
 
     /// Lets time pass: ghost frames, long presses, timed rounds, timeouts.

@@ -55,6 +55,14 @@ public struct GestureThresholds: Equatable, Sendable {
     public var velocityWindowMS: Double
     public var multiTapIntervalMS: Double
     public var multiTapSlop: Double
+    /// A re-touch sooner than this after a lift, nearby, continues the press (0: never).
+    public var bounceMS: Double
+    /// A contact this close to the screen's border is at the edge (see `edgeMarginMM`).
+    public var edgeMargin: Double
+
+    /// Panels rarely report a finger's centre right on the glass's last pixel, so "at the
+    /// edge" reaches this far in; a finger 2 mm from the border is half off the screen.
+    public static let edgeMarginMM = 2.0
 
     /// Converts millimetres to pixels with the screen's density, so a gesture feels the same on
     /// a 7-inch and a 32-inch screen.
@@ -68,5 +76,7 @@ public struct GestureThresholds: Equatable, Sendable {
         velocityWindowMS = s.velocityWindowMS
         multiTapIntervalMS = s.multiTapIntervalMS
         multiTapSlop = s.multiTapSlopMM * pxPerMM
+        bounceMS = s.bounceMS
+        edgeMargin = Self.edgeMarginMM * pxPerMM
     }
 }

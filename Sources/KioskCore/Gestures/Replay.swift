@@ -16,7 +16,7 @@ public enum Replay {
     public static func gestures(of recording: EvemuRecording, screen: PixelSize,
                                 thresholds: GestureThresholds, _ emit: (Gesture) -> Void) {
         var decoder = TouchDecoder(device: recording.device, screen: screen)
-        var recognizer = GestureRecognizer(thresholds: thresholds)
+        var recognizer = GestureRecognizer(thresholds: thresholds, screen: screen)
         for event in recording.events {
             for frame in decoder.feed(event) {
                 recognizer.process(frame, emit)
@@ -24,5 +24,7 @@ public enum Replay {
         }
         // Whatever came due before the recording ended (a long press still held).
         recognizer.advance(to: span(of: recording).end, emit)
+        // Nothing can bounce back after the last event: lifts still waiting are final.
+        recognizer.finishInput(emit)
     }
 }

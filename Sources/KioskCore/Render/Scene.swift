@@ -30,8 +30,9 @@ public enum SceneItemID: Hashable, Sendable {
     case bubble(Int)
     /// Particle `index` of the spray numbered `spray`.
     case particle(spray: Int, index: Int)
-    /// The marker under a finger, by touch slot.
-    case finger(Int)
+    /// The marker under a finger, by touch slot and input device (`DemoPlayer.device` for
+    /// ghosts): both in the id, so no slot number of one device can reach another's.
+    case finger(_ slot: Int, device: Int = 0)
     /// Anything else (HUD texts, buttons, panels), by a name the game chooses.
     case ui(String)
 }

@@ -138,9 +138,7 @@ public struct SceneBuilder: Sendable {
         var items: [SceneItem] = []
         for device in session.contacts.keys.sorted() {
             for c in session.contacts[device] ?? [] {
-                // Slots of different devices must not share an id.
-                let id = device == DemoPlayer.device ? 10_000 + c.slot : (device + 1) * 100 + c.slot
-                items.append(SceneItem(id: .finger(id), shape: .finger(FingerShape(
+                items.append(SceneItem(id: .finger(c.slot, device: device), shape: .finger(FingerShape(
                     center: c.position, radius: field.px(6), ghost: device == DemoPlayer.device))))
             }
         }

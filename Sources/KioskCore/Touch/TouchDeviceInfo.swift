@@ -62,3 +62,40 @@ public struct InputDeviceID: Equatable, Hashable, Sendable {
         self.version = version
     }
 }
+
+extension TouchDeviceInfo {
+    /// How the device reports contacts: the one classification the decoder and the device
+    /// probe share. Multi-touch positions win over `ABS_X`/`ABS_Y` (most panels send both).
+    ///
+    /// `ABS_X`/`ABS_Y` without `BTN_TOUCH` or `BTN_LEFT` is no touch device (nil): nothing
+    /// says when a finger goes down or up, so it could only give a touch that never starts or
+    /// never ends. Such devices are joysticks, accelerometers or hovering pens in practice.
+    public var touchProtocol: TouchProtocol? {
+        if isMultiTouch {
+            guard let slots = axes[EventCode.ABS_MT_SLOT] else { return .multiTouchA }
+            return .multiTouchB(slots: Int(slots.maximum) - Int(slots.minimum) + 1)
+        }
+        guard isSingleTouch else { return nil }
+        return keys.contains(EventCode.BTN_TOUCH) ? .singleTouch : .absolutePointer
+    }
+
+    /// The key whose press and release mean a finger down and up: `BTN_TOUCH`, unless the
+    /// device only has `BTN_LEFT` (absolute pointers such as QEMU's tablet).
+    public var touchButton: UInt16 {
+        !keys.contains(EventCode.BTN_TOUCH) && keys.contains(EventCode.BTN_LEFT)
+            ? EventCode.BTN_LEFT : EventCode.BTN_TOUCH
+    }
+}
+
+/// How a touch device reports its contacts (which of `TouchDecoder`'s trackers reads it).
+public enum TouchProtocol: Equatable, Sendable {
+    /// Multi-touch protocol B: the kernel tracks contacts in slots.
+    case multiTouchB(slots: Int)
+    /// Multi-touch protocol A: anonymous contact lists.
+    case multiTouchA
+    /// `ABS_X`/`ABS_Y` with `BTN_TOUCH`: one finger.
+    case singleTouch
+    /// `ABS_X`/`ABS_Y` with `BTN_LEFT` and no `BTN_TOUCH`: a tablet-style pointer such as
+    /// QEMU's usb-tablet.
+    case absolutePointer
+}
