@@ -58,15 +58,29 @@ struct RunCommand: KioskCommand {
             duration = v
         }
         let seed = try args.seed() ?? UInt64(bitPattern: EventLoop.now().microseconds) ^ UInt64(getpid())
+        // Signals are blocked (and SIGPIPE ignored) from here on, so a SIGTERM while the display
+        // is being set up still ends in the clean exit path; threads started later inherit that.
+        let loop = try EventLoop()
         let configPath = args.value("config")
-        let settings = loadSettings(configPath: configPath)
+        let config = ConfigLoader.load(configPath: configPath)
+        for d in config.diagnostics { Console.log(d.severity == .error ? .error : .warning, "\(d)") }
+        if let configPath, config.diagnostics.contains(where: { $0.file == configPath && $0.line == nil }) {
+            // The one file asked for is unreadable: no guessing what the operator meant.
+            return ExitStatus.configUnusable.rawValue
+        }
+        let settings = config.settings
         let display: Display
         do {
             display = try makeDisplay(args.value("display") ?? "drm", args: args, settings: settings.display)
         } catch let error as DisplaySetupError {
-            // Not master, no screen, no permission: say so plainly; a supervisor retries on exit 1.
-            Console.errorLine("bubble-kiosk: \(error)")
-            return 1
+            // Not master, no screen, no permission: say so plainly; the supervisor retries.
+            Console.log(.error, "\(error)")
+            if case .notMaster = error { return ExitStatus.displayBusy.rawValue }
+            return ExitStatus.noDisplay.rawValue
+        } catch let error as SystemError {
+            // The card or framebuffer named cannot be opened or read.
+            Console.log(.error, "\(error)")
+            return ExitStatus.noDisplay.rawValue
         }
         // Touch devices span the panel in its own orientation; the runtime turns that into game space.
         // Real screens get real touch by default; the virtual one is for development and tests.
@@ -82,13 +96,11 @@ struct RunCommand: KioskCommand {
         options.seed = seed
         options.stats = args.has("stats")
         options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
-        // Signals are blocked (and SIGPIPE ignored) from here on: threads started later inherit that.
-        let loop = try EventLoop()
         let console = display is VirtualDisplay ? nil : try openConsole()
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
-                                   console: console, loadConfig: { ConfigLoader.load(configPath: configPath) })
-        Console.errorLine("bubble-kiosk: display \(display.name), input \(input.name), seed \(seed)"
-            + (console == nil ? "" : ", on a VT"))
+                                   console: console, notifier: SystemdNotifier(),
+                                   loadConfig: { ConfigLoader.load(configPath: configPath) })
+        Console.log(.info, "display \(display.name), input \(input.name), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }
 

@@ -10,8 +10,33 @@ public enum Console {
 
     /// Prints a line to standard output.
     public static func line(_ text: String) { out(text + "\n") }
-    /// Prints a line to standard error.
-    public static func errorLine(_ text: String) { err(text + "\n") }
+    /// Prints a line to standard error (a warning, to the journal).
+    public static func errorLine(_ text: String) { err((toJournal ? "<4>" : "") + text + "\n") }
+
+    /// How serious a log line is; the journal reads it from a `<N>` prefix (sd-daemon.h).
+    public enum Level: Int, Sendable {
+        case error = 3
+        case warning = 4
+        case notice = 5
+        case info = 6
+    }
+
+    /// Logs `bubble-kiosk: message` on standard error, with the level's `<N>` prefix when
+    /// standard error is the journal, so `journalctl -p err` finds the errors.
+    public static func log(_ level: Level, _ message: String) {
+        err((toJournal ? "<\(level.rawValue)>" : "") + "bubble-kiosk: " + message + "\n")
+    }
+
+    /// Whether standard error is the journal: systemd sets `JOURNAL_STREAM` to its device and
+    /// inode, which a redirected stderr no longer matches.
+    public static let toJournal: Bool = {
+        guard let value = getenv("JOURNAL_STREAM") else { return false }
+        let parts = String(cString: value).split(separator: ":")
+        var st = stat()
+        guard parts.count == 2, fstat(STDERR_FILENO, &st) == 0,
+              let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    }()
 
     private static func write(fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)

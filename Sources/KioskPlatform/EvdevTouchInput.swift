@@ -81,6 +81,7 @@ public final class EvdevTouchInput: TouchInput {
     }
 
     public var name: String { path.map { "evdev:\($0)" } ?? "evdev:all(\(members.count))" }
+    public var deviceCount: Int? { members.count }
 
     /// Nodes in use with their frame index, in index order.
     public var devices: [(index: Int, path: String, name: String)] {

@@ -12,6 +12,12 @@ public protocol TouchInput: AnyObject {
     var nextDeadline: TimeStamp? { get }
     /// Delivers what is due by `now` (replays).
     func advance(to now: TimeStamp)
+    /// Touchscreens in use, for inputs that look for devices (evdev); nil for the others.
+    var deviceCount: Int? { get }
+}
+
+extension TouchInput {
+    public var deviceCount: Int? { nil }
 }
 
 /// No touch input at all: the attract demo plays by itself.

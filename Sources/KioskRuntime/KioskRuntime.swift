@@ -50,12 +50,17 @@ public final class KioskRuntime {
     private(set) var touchTransform: TouchTransform
     /// Reads the configuration again for SIGHUP (the same files as at start).
     private let loadConfig: () -> ConfigResult
-    /// Where log lines go (standard error unless a test listens).
-    public var log: (String) -> Void = { Console.errorLine("bubble-kiosk: \($0)") }
+    /// Where log lines go (standard error, with journal levels, unless a test listens).
+    public var log: (Console.Level, String) -> Void = { Console.log($0, $1) }
     /// Where status and stats lines go (standard output unless a test listens).
     public var output: (String) -> Void = { Console.line($0) }
     private var observers: [(KioskEvent, TimeStamp) -> Void] = []
     let console: ConsoleOwner?
+    /// The service manager (systemd), told when the kiosk is ready, what it does, and that the
+    /// loop is alive.
+    let notifier: ServiceNotifier?
+    private var readySent = false
+    private var lastStatus: String?
 
     // Timers.
     private var sessionTimer: EventLoop.TimerID!
@@ -93,13 +98,15 @@ public final class KioskRuntime {
     ///   - loadConfig: reads it again on SIGHUP.
     ///   - console: the VT the kiosk owns, when it runs on one.
     public init(settings: Settings, display: Display, input: TouchInput, loop: EventLoop, options: Options,
-                console: ConsoleOwner? = nil, loadConfig: @escaping () -> ConfigResult) {
+                console: ConsoleOwner? = nil, notifier: ServiceNotifier? = nil,
+                loadConfig: @escaping () -> ConfigResult) {
         self.display = display
         self.input = input
         self.loop = loop
         self.options = options
         self.settings = settings
         self.console = console
+        self.notifier = notifier
         self.loadConfig = loadConfig
         let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
@@ -155,6 +162,13 @@ public final class KioskRuntime {
         if options.statusLines {
             loop.addRepeatingTimer("status", everyMS: 1000, from: started.adding(milliseconds: 1000)) {
                 [unowned self] now in output(statusLine(now))
+            }
+        }
+        if let interval = notifier?.watchdogIntervalMS {
+            // At half the interval, from the loop itself: a hung loop misses it and is restarted.
+            let period = max(interval / 2, 1)
+            loop.addRepeatingTimer("watchdog", everyMS: period, from: started.adding(milliseconds: period)) { [unowned self] _ in
+                notifier?.notify("WATCHDOG=1")
             }
         }
         if let d = options.duration {
@@ -214,6 +228,7 @@ public final class KioskRuntime {
         if displayState == .showing {
             waitingFrame = draw(now)
         }
+        reportStatus()
         loop.arm(sessionTimer, at: session.nextDeadline)
         loop.arm(inputTimer, at: input.nextDeadline)
         let animation = displayState == .showing ? builder.nextChange(session.game, at: now) : nil
@@ -236,6 +251,13 @@ public final class KioskRuntime {
             inFlightInput = unshownInput ?? inFlightInput
             unshownInput = nil
             try display.present(renderer.frame.buffer, damage: damage)
+            if !readySent {
+                // The first frame is on screen: that is what "started" means for a kiosk.
+                readySent = true
+                lastStatus = serviceStatus
+                notifier?.notify("READY=1\nSTATUS=\(lastStatus!)")
+                log(.info, "first frame on screen")
+            }
             frames += 1
             lastFrameAt = now
             lastScene = scene
@@ -245,12 +267,38 @@ public final class KioskRuntime {
         } catch {
             // A failing display fails every frame: say so on the 1st, 2nd, 4th, 8th... time.
             if presentFailures.note() {
-                log("display \(display.name): \(error) (\(presentFailures.count) times)")
+                log(.error, "display \(display.name): \(error) (\(presentFailures.count) times)")
             }
             // What was drawn never reached the screen: draw it all again next time.
             renderer.invalidate()
         }
         return nil
+    }
+
+    /// What the kiosk does, in a few words for `systemctl status`.
+    public var serviceStatus: String {
+        switch displayState {
+        case .lost: return "display lost"
+        case .switchedAway: return "VT switched away"
+        case .showing: break
+        }
+        if input.deviceCount == 0 { return "waiting for a touchscreen" }
+        let game = session.game
+        switch game.screen {
+        case .start: return "start screen"
+        case .playing(demo: true): return "demo"
+        case .playing(demo: false): return "playing, score \(game.round?.score ?? 0)"
+        case .roundOver: return "round over, score \(game.round?.score ?? 0)"
+        }
+    }
+
+    /// Sends `STATUS=` when it changed (after READY: before it, systemd shows "activating").
+    private func reportStatus() {
+        guard readySent else { return }
+        let status = serviceStatus
+        guard status != lastStatus else { return }
+        lastStatus = status
+        notifier?.notify("STATUS=\(status)")
     }
 
     // MARK: losing the display
@@ -259,7 +307,7 @@ public final class KioskRuntime {
     private static let longestRetryMS = 8000.0
 
     private func displayLost(_ error: DisplayLostError, at now: TimeStamp) {
-        log("display \(display.name) lost: \(error); retrying")
+        log(.error, "display \(display.name) lost: \(error); retrying")
         displayState = .lost(since: now, retryMS: Self.firstRetryMS)
         loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
     }
@@ -271,7 +319,7 @@ public final class KioskRuntime {
             displayState = .showing
             repaintAll()
             let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
-            log("display \(display.name) is back after \(seconds) s")
+            log(.notice, "display \(display.name) is back after \(seconds) s")
         } catch {
             let next = min(retryMS * 2, Self.longestRetryMS)
             displayState = .lost(since: since, retryMS: next)
@@ -293,7 +341,8 @@ public final class KioskRuntime {
     public func handle(signal signo: Int32) {
         switch signo {
         case SIGINT, SIGTERM, SIGQUIT:
-            log("signal \(signo), stopping")
+            log(.notice, "signal \(signo), stopping")
+            notifier?.notify("STOPPING=1")
             loop.stop()
         case SIGHUP:
             reload()
@@ -308,19 +357,20 @@ public final class KioskRuntime {
 
     /// Reads the configuration again; a file with errors keeps every running setting.
     public func reload() {
+        notifier?.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.now().microseconds)")
+        defer { notifier?.notify("READY=1\nSTATUS=\(serviceStatus)") }
         let result = loadConfig()
+        for d in result.diagnostics { log(d.severity == .error ? .error : .warning, "\(d)") }
         if result.hasErrors {
-            for d in result.diagnostics { log("\(d)") }
-            log("reload refused: the configuration has errors; keeping the running settings")
+            log(.error, "reload refused: the configuration has errors; keeping the running settings")
             return
         }
-        for d in result.diagnostics { log("\(d)") }
         let changes = ReloadPolicy.changes(from: settings, to: result.settings)
         settings = ReloadPolicy.merged(settings, result.settings, upTo: .nextRound)
         session.reload(settings)
         touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
                                         calibration: settings.input.calibration)
-        log(ReloadPolicy.summary(changes, files: result.files.count))
+        log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
     }
 
     /// Where SIGUSR1 writes its screenshot.
@@ -336,10 +386,10 @@ public final class KioskRuntime {
         do {
             try PNGWriter.writePNG(display.snapshot(), to: tmp)
             try retryingInterrupts("rename", path) { rename(tmp, path) }
-            if !path.isEmpty && path == screenshotPath { log("screenshot written to \(path)") }
+            if !path.isEmpty && path == screenshotPath { log(.info, "screenshot written to \(path)") }
         } catch {
             unlink(tmp)
-            log("screenshot \(path): \(error)")
+            log(.error, "screenshot \(path): \(error)")
         }
     }
 
@@ -352,14 +402,14 @@ public final class KioskRuntime {
             display.suspend()
             console.acknowledgeRelease()
             displayState = .switchedAway
-            log("VT switched away: display released, the game goes on")
+            log(.info, "VT switched away: display released, the game goes on")
         case .acquire:
             console.acknowledgeAcquire()
             do {
                 try display.resume()
                 displayState = .showing
                 repaintAll()
-                log("VT back: display taken again")
+                log(.info, "VT back: display taken again")
             } catch {
                 displayLost(DisplayLostError("\(error)"), at: now)
             }

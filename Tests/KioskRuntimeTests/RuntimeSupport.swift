@@ -17,7 +17,7 @@ final class RuntimeHarness {
 
     init(settings: Settings = RuntimeHarness.quietSettings, size: PixelSize = PixelSize(width: 640, height: 400),
          display makeDisplay: ((VirtualClock) -> Display)? = nil, options: KioskRuntime.Options = KioskRuntime.Options(),
-         console: ConsoleOwner? = nil) throws {
+         console: ConsoleOwner? = nil, notifier: ServiceNotifier? = nil) throws {
         display = makeDisplay?(clock) ?? VirtualDisplay(size: size, clock: clock)
         loop = try EventLoop(clock: clock)
         config = ConfigResult(settings: settings)
@@ -25,9 +25,9 @@ final class RuntimeHarness {
         if o.seed == 0 { o.seed = 7 }
         var loader: () -> ConfigResult = { ConfigResult(settings: Settings()) }
         runtime = KioskRuntime(settings: settings, display: self.display, input: input, loop: loop, options: o,
-                               console: console, loadConfig: { loader() })
+                               console: console, notifier: notifier, loadConfig: { loader() })
         loader = { [unowned self] in config }
-        runtime.log = { [unowned self] in logLines.append($0) }
+        runtime.log = { [unowned self] in logLines.append($1) }
         runtime.output = { [unowned self] in outputLines.append($0) }
     }
 
@@ -148,4 +148,18 @@ final class FakeConsole: ConsoleOwner {
     func acknowledgeRelease() { calls.append("release") }
     func acknowledgeAcquire() { calls.append("acquire") }
     func restore() { calls.append("restore") }
+}
+
+/// A service manager that keeps what it was told.
+final class RecordingNotifier: ServiceNotifier {
+    let watchdogIntervalMS: Double?
+    private(set) var messages: [(at: TimeStamp, text: String)] = []
+    /// Stamps the messages (the harness's clock).
+    var clock: VirtualClock?
+
+    init(watchdogMS: Double? = nil) { watchdogIntervalMS = watchdogMS }
+
+    func notify(_ message: String) { messages.append((clock?.now ?? .zero, message)) }
+
+    var texts: [String] { messages.map(\.text) }
 }

@@ -123,6 +123,8 @@ import Testing
     @Test func reloadKeepsTheRoundInProgress() throws {
         let h = try RuntimeHarness()
         try h.run(ms: 50)
+        #expect(h.logLines == ["first frame on screen"])
+        h.logLines.removeAll()
         h.startRound()
         let round = try #require(h.runtime.session.game.round)
         var changed = RuntimeHarness.quietSettings
@@ -164,6 +166,8 @@ import Testing
     @Test func reloadWithErrorsKeepsTheRunningSettings() throws {
         let h = try RuntimeHarness()
         try h.run(ms: 50)
+        #expect(h.logLines == ["first frame on screen"])
+        h.logLines.removeAll()
         let before = h.runtime.settings
         var broken = RuntimeHarness.quietSettings
         broken.score.tapBubble = 99
@@ -284,5 +288,55 @@ import Testing
         #expect(display.presents.last == [PixelRect(x: 0, y: 0, width: 320, height: 200)])
         h.runtime.finish()
         #expect(console.calls.last == "restore")
+    }
+}
+
+/// What the service manager hears: ready after the first frame, what the kiosk does, the
+/// watchdog from the loop, reloads.
+@Suite struct RuntimeServiceTests {
+    @Test func readyAfterTheFirstFrameThenStatusAsTheScreenChanges() throws {
+        let notifier = RecordingNotifier()
+        let h = try RuntimeHarness(notifier: notifier)
+        try h.run(ms: 100)
+        #expect(notifier.texts == ["READY=1\nSTATUS=start screen"])
+        h.startRound()
+        #expect(notifier.texts.last == "STATUS=playing, score 0")
+        let (_, taps) = try h.popATapBubble()
+        #expect(notifier.texts.last == "STATUS=playing, score \(10 * taps)")
+        h.loop.deliver(signal: SIGHUP)
+        let n = notifier.texts.count
+        #expect(notifier.texts[n - 2].hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
+        #expect(notifier.texts[n - 1] == "READY=1\nSTATUS=playing, score \(10 * taps)")
+        h.loop.deliver(signal: SIGTERM)
+        #expect(notifier.texts.last == "STOPPING=1")
+    }
+
+    @Test func theWatchdogIsFedFromTheLoopAtHalfItsInterval() throws {
+        let notifier = RecordingNotifier(watchdogMS: 10_000)
+        let h = try RuntimeHarness(notifier: notifier)
+        notifier.clock = h.clock
+        try h.run(ms: 60_000)
+        let pings = notifier.messages.filter { $0.text == "WATCHDOG=1" }
+        #expect(pings.count == 12, "\(pings.count)")
+        let gaps = zip(pings.dropFirst(), pings).map { $0.0.at.milliseconds(since: $0.1.at) }
+        #expect(gaps.allSatisfy { $0 == 5000 }, "\(gaps)")
+        #expect(h.runtime.frames == 1, "feeding the watchdog draws nothing")
+    }
+
+    @Test func aLostDisplayIsTheStatus() throws {
+        let notifier = RecordingNotifier()
+        var made: LosableDisplay?
+        var settings = RuntimeHarness.quietSettings
+        settings.attract.demo = true
+        settings.attract.demoAfterS = 1
+        let h = try RuntimeHarness(settings: settings, display: { clock in
+            made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
+            return made!
+        }, notifier: notifier)
+        try h.run(ms: 100)
+        made!.lost = true
+        made!.refusals = 100
+        h.advance(ms: 2000)
+        #expect(notifier.texts.last == "STATUS=display lost")
     }
 }
