@@ -33,7 +33,9 @@ public struct ConfigDiagnostic: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let place = line.map { "\(file):\($0)" } ?? file
+        // File names come from directory listings and command lines: shown escaped too.
+        let name = echoed(file, limit: 200)
+        let place = line.map { "\(name):\($0)" } ?? name
         switch severity {
         case .error: return "\(place): \(message)"
         case .warning: return "\(place): warning: \(message)"

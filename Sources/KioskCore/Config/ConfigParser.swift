@@ -74,7 +74,7 @@ public enum ConfigParser {
                 }
                 let name = trimmed(content.dropFirst().dropLast())
                 guard isIdentifier(name) else {
-                    fail("invalid section name '\(name)': use lowercase letters, digits and '_'")
+                    fail("invalid section name '\(echoed(name))': use lowercase letters, digits and '_'")
                     current = .broken
                     continue
                 }
@@ -88,7 +88,7 @@ public enum ConfigParser {
                     continue
                 }
                 guard isIdentifier(key) else {
-                    fail("invalid key name '\(key)': use lowercase letters, digits and '_'")
+                    fail("invalid key name '\(echoed(key))': use lowercase letters, digits and '_'")
                     continue
                 }
                 let section: String?
@@ -117,8 +117,7 @@ public enum ConfigParser {
 
     private static func syntaxMessage(_ content: Substring) -> String {
         // Long garbage (a pasted binary, a minified file) should not flood the terminal.
-        let shown = content.count > 60 ? content.prefix(57) + "..." : content
-        return "expected '[section]' or 'key = value', got '\(shown)'"
+        "expected '[section]' or 'key = value', got '\(echoed(content, limit: 60))'"
     }
 
     /// Cuts a `#` comment: at the start of the line or after whitespace only, so a value
@@ -146,6 +145,11 @@ public enum ConfigParser {
 /// Edit distance counting insertions, deletions, substitutions and swaps of neighbours,
 /// since a swapped pair (`bubbels`) is the most common typo in a key name.
 func configEditDistance(_ a: String, _ b: String) -> Int {
+    // Callers only ask whether the distance is at most 2, and it is at least the difference
+    // in length: returning that lower bound keeps a megabyte-long key from costing a
+    // megabyte-sized table per known key.
+    let lengths = (a.utf8.count, b.utf8.count)
+    if abs(lengths.0 - lengths.1) > 2 { return abs(lengths.0 - lengths.1) }
     let x = Array(a.utf8), y = Array(b.utf8)
     if x.isEmpty { return y.count }
     if y.isEmpty { return x.count }
