@@ -11,8 +11,10 @@ public enum ConfigKind: Sendable {
     case bool(WritableKeyPath<Settings, Bool> & Sendable)
     /// One of a few whole numbers (`rotation = 90`).
     case choice(WritableKeyPath<Settings, Int> & Sendable, [Int])
-    /// Exactly `count` decimal numbers separated by spaces (a calibration matrix).
-    case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int)
+    /// Exactly `count` decimal numbers separated by spaces, each within the range, which
+    /// `check` (when given) accepts as a whole (a calibration matrix); `check` returns the problem.
+    case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int, range: ClosedRange<Double>,
+                 check: (@Sendable ([Double]) -> String?)? = nil)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -42,14 +44,15 @@ public struct ConfigKey: Sendable {
             return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) or 'auto'"
         case .bool: return "true or false"
         case .choice(_, let values): return "one of " + values.map(String.init).joined(separator: ", ")
-        case .numbers(_, let count): return "\(count) numbers separated by spaces"
+        case .numbers(_, let count, let r, _):
+            return "\(count) numbers from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) separated by spaces"
         }
     }
 
     /// Parses and range-checks `text` and stores it in `settings`;
     /// returns the error message (without location or key name) when the value is rejected.
     public func apply(_ text: String, to settings: inout Settings) -> String? {
-        let rejected = "expected \(expectation), got '\(text)'"
+        let rejected = "expected \(expectation), got '\(echoed(text))'"
         switch kind {
         case .int(let path, let range):
             guard let value = parseConfigInt(text), range.contains(value) else { return rejected }
@@ -73,10 +76,12 @@ public struct ConfigKey: Sendable {
         case .choice(let path, let values):
             guard let value = parseConfigInt(text), values.contains(value) else { return rejected }
             settings[keyPath: path] = value
-        case .numbers(let path, let count):
+        case .numbers(let path, let count, let range, let check):
             let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let values = parts.compactMap { parseConfigDouble(String($0)) }.filter(\.isFinite)
-            guard parts.count == count, values.count == count else { return rejected }
+            guard parts.count == count else { return rejected }
+            let values = parts.compactMap { parseConfigDouble(String($0)) }.filter(range.contains)
+            guard values.count == count else { return rejected }
+            if let problem = check?(values) { return "\(problem), got '\(echoed(text))'" }
             settings[keyPath: path] = values
         }
         return nil
@@ -90,7 +95,7 @@ public struct ConfigKey: Sendable {
         case .optionalDouble(let path, _): return settings[keyPath: path].map(formatConfigNumber) ?? "auto"
         case .bool(let path): return settings[keyPath: path] ? "true" : "false"
         case .choice(let path, _): return String(settings[keyPath: path])
-        case .numbers(let path, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
+        case .numbers(let path, _, _, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         }
     }
 
@@ -113,7 +118,7 @@ public struct ConfigKey: Sendable {
         case .optionalDouble(let path, _): target[keyPath: path] = source[keyPath: path]
         case .bool(let path): target[keyPath: path] = source[keyPath: path]
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
-        case .numbers(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .numbers(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         }
     }
 }
@@ -257,7 +262,7 @@ public struct ConfigBuilder: Sendable {
         files.append(parsed.file)
         var found = parsed.diagnostics
         for header in parsed.sections where !schema.hasSection(header.name) {
-            var message = "unknown section [\(header.name)]"
+            var message = "unknown section [\(echoed(header.name))]"
             if let near = schema.sectionSuggestion(for: header.name) { message += " (did you mean [\(near)]?)" }
             found.append(.warning(parsed.file, header.line, message))
         }
@@ -279,7 +284,7 @@ public struct ConfigBuilder: Sendable {
 
     private mutating func apply(_ entry: ConfigEntry, lastLines: inout [String: Int]) -> [ConfigDiagnostic] {
         guard let section = entry.section else {
-            var message = "key '\(entry.key)' comes before any [section] line"
+            var message = "key '\(echoed(entry.key))' comes before any [section] line"
             let homes = schema.keys.filter { $0.name == entry.key }.map { "[\($0.section)]" }
             if !homes.isEmpty { message += "; it belongs under \(homes.joined(separator: " or "))" }
             return [.error(entry.file, entry.line, message)]
@@ -287,7 +292,7 @@ public struct ConfigBuilder: Sendable {
         // Keys of an unknown section are covered by the warning on its header.
         guard schema.hasSection(section) else { return [] }
         guard let key = schema.key(section, entry.key) else {
-            var message = "unknown key '\(entry.key)' in [\(section)]"
+            var message = "unknown key '\(echoed(entry.key))' in [\(section)]"
             if let near = schema.suggestion(for: entry.key, in: section) {
                 message += near.section == section
                     ? " (did you mean '\(near.name)'?)"
@@ -341,7 +346,7 @@ public struct ConfigBuilder: Sendable {
             }
             let relation = blameLow ? "at most" : "at least"
             diagnostics.append(.error(badOrigin.file, badOrigin.line,
-                "\(bad.name): must be \(relation) \(other.name) (\(other.render(settings)), \(source)), got '\(badOrigin.text)'"))
+                "\(bad.name): must be \(relation) \(other.name) (\(other.render(settings)), \(source)), got '\(echoed(badOrigin.text))'"))
             low.copy(from: defaults, to: &settings)
             high.copy(from: defaults, to: &settings)
         }
