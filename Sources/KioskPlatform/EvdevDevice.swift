@@ -226,6 +226,7 @@ extension TouchDeviceInfo {
     /// button (single-touch panels, QEMU's tablet) is.
     public var touchscreenVerdict: TouchscreenVerdict {
         if properties.contains(Int(INPUT_PROP_ACCELEROMETER)) { return .ignored("accelerometer") }
+        if let problem = axisProblem { return .ignored(problem) }
         let hasAxes = isMultiTouch || (axes[EventCode.ABS_X] != nil && axes[EventCode.ABS_Y] != nil)
         guard hasAxes else {
             return .ignored(axes.isEmpty ? "no absolute axes (keyboard, mouse or buttons)" : "no absolute X/Y axes")

@@ -137,9 +137,15 @@ public final class EvdevTouchInput: TouchInput {
         do {
             let device = try EvdevDevice(path: target)
             failed.remove(target)
+            // A device whose axes have no range is not used even when asked for by path.
+            if let problem = device.info.axisProblem {
+                log("ignoring \(target) \"\(echoed(device.info.name))\": \(problem)")
+                notTouchscreens.insert(target)
+                return nil
+            }
             if path == nil && !device.info.isTouchscreen {
                 if case .ignored(let why) = device.info.touchscreenVerdict {
-                    log("ignoring \(target) \"\(device.info.name)\": \(why)")
+                    log("ignoring \(target) \"\(echoed(device.info.name))\": \(why)")
                 }
                 notTouchscreens.insert(target)
                 return nil
@@ -193,7 +199,7 @@ public final class EvdevTouchInput: TouchInput {
         var note = ""
         if case .ignored(let why) = device.info.touchscreenVerdict { note = "; not a touchscreen (\(why)), used as asked" }
         let kind = describe(device.info.touchProtocol)
-        log("using \(node) \"\(device.info.name)\" (\(kind)) as device \(index)\(note)")
+        log("using \(node) \"\(echoed(device.info.name))\" (\(kind)) as device \(index)\(note)")
         // Fingers already down announce nothing more: read the state and treat it like a
         // resync, so they show but start no gesture until lifted.
         let (state, error) = device.initialState()
