@@ -118,6 +118,18 @@ private func recordingError(_ text: String) -> RecordingError? {
         #expect(TouchTransform.calibrationProblem(value.split(separator: " ").map { Double($0)! }) == nil)
     }
 
+    /// `check-config` prints settings as config text, so tiny numbers must not come out as `1e-07`.
+    @Test(arguments: ["0.0000001", "0.00012345", "0.5", "0.000000000000000000001"])
+    func tinyValuesRenderAsPlainDecimalsThatReadBack(_ value: String) throws {
+        let key = try #require(ConfigSchema.standard.key("game", "swipe_share"))
+        var settings = Settings()
+        #expect(key.apply(value, to: &settings) == nil)
+        #expect(key.render(settings) == value)
+        let matrix = try #require(ConfigSchema.standard.key("input", "calibration_matrix"))
+        #expect(matrix.apply("1 0 -\(value) 0 1 0", to: &settings) == nil)
+        #expect(matrix.render(settings) == "1 0 -\(value) 0 1 0")
+    }
+
     @Test func transformFallsBackToIdentityForAnUnusableMatrix() {
         let t = TouchTransform(native: PixelSize(width: 100, height: 100), calibration: [0, 0, 0, 0, 0, 0])
         #expect(t.calibration == TouchTransform.identityMatrix)
