@@ -202,7 +202,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
         var mutator = InputMutator(seed: seed)
         let dir = try CommandRunner.temporaryDirectory()
         let recording = InputMutator.fixturePath("protocol-b-two-fingers.evemu")
-        for n in 0..<40 {
+        for n in 0..<150 {
             let file = dir.appendingPathComponent("fuzz-\(n).conf")
             let text = mutator.config()
             try text.write(to: file, atomically: true, encoding: .utf8)
@@ -221,7 +221,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
         let seed = fuzzSeed(11)
         var mutator = InputMutator(seed: seed)
         let dir = try CommandRunner.temporaryDirectory()
-        for n in 0..<40 {
+        for n in 0..<150 {
             let name = mutator.pick(InputMutator.recordings)
             let text = mutator.recording(from: try InputMutator.fixtureText(name))
             let file = dir.appendingPathComponent("fuzz-\(n).evemu")

@@ -260,7 +260,7 @@ private enum Devices {
 }
 
 /// A fresh folder under /tmp, removed with its files when the value goes away.
-private final class TempDirectory {
+final class TempDirectory {
     let path: String
 
     init() throws {
