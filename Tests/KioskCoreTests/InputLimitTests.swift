@@ -162,6 +162,19 @@ private func recordingError(_ text: String) -> RecordingError? {
         #expect(lines.first?.contains("\u{1B}") == false)
     }
 
+    @Test func aFileOfGarbageGivesBoundedFindings() {
+        var builder = ConfigBuilder()
+        builder.add(text: String(repeating: "junk\n", count: 1000) + "[gamez]\n", file: "g.conf")
+        let result = builder.finish()
+        let limit = ConfigBuilder.maximumFindingsPerFile
+        #expect(result.diagnostics.count == limit + 1)
+        #expect(result.diagnostics.last?.description == "g.conf: \(1001 - limit) more findings not shown (\(1000 - limit) errors, 1 warnings)")
+        #expect(result.hasErrors)
+        var warnings = ConfigBuilder()
+        warnings.add(text: String(repeating: "[gamez]\n", count: limit + 2), file: "w.conf")
+        #expect(warnings.finish().diagnostics.last?.description == "w.conf: warning: 2 more findings not shown (0 errors, 2 warnings)")
+    }
+
     @Test func longKeysAndSectionsAreEchoedShort() {
         var builder = ConfigBuilder()
         let long = String(repeating: "k", count: 100_000)

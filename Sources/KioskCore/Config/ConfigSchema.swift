@@ -261,9 +261,15 @@ public struct ConfigBuilder: Sendable {
     public mutating func add(_ parsed: ParsedConfig) {
         files.append(parsed.file)
         var found = parsed.diagnostics
+        // One message per distinct name: a file repeating a wrong header must not redo the search.
+        var sectionMessages: [String: String] = [:]
         for header in parsed.sections where !schema.hasSection(header.name) {
-            var message = "unknown section [\(echoed(header.name))]"
-            if let near = schema.sectionSuggestion(for: header.name) { message += " (did you mean [\(near)]?)" }
+            let message = sectionMessages[header.name] ?? {
+                var message = "unknown section [\(echoed(header.name))]"
+                if let near = schema.sectionSuggestion(for: header.name) { message += " (did you mean [\(near)]?)" }
+                return message
+            }()
+            sectionMessages[header.name] = message
             found.append(.warning(parsed.file, header.line, message))
         }
         var lastLines: [String: Int] = [:]
@@ -273,9 +279,20 @@ public struct ConfigBuilder: Sendable {
         // Syntax and value findings are collected separately; show them in line order.
         let ordered = found.enumerated().sorted { a, b in
             (a.element.line ?? 0, a.offset) < (b.element.line ?? 0, b.offset)
+        }.map(\.element)
+        // A file of garbage would otherwise print a line for each of its lines.
+        let shown = ordered.prefix(Self.maximumFindingsPerFile)
+        diagnostics += shown
+        let hidden = ordered.dropFirst(shown.count)
+        if !hidden.isEmpty {
+            let errors = hidden.filter { $0.severity == .error }.count
+            let message = "\(hidden.count) more findings not shown (\(errors) errors, \(hidden.count - errors) warnings)"
+            diagnostics.append(ConfigDiagnostic(errors > 0 ? .error : .warning, file: parsed.file, line: nil, message))
         }
-        diagnostics += ordered.map(\.element)
     }
+
+    /// Findings listed per file; the rest are counted in one line.
+    public static let maximumFindingsPerFile = 50
 
     /// Records a finding from outside any file's text, such as a file that cannot be read.
     public mutating func report(_ diagnostic: ConfigDiagnostic) {
