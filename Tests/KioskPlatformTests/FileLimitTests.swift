@@ -78,3 +78,23 @@ private extension EvemuRecording {
         return r
     }
 }
+
+@Suite struct ReplayInputTests {
+    /// A tap, then a line the parser refuses: the tap is delivered, then the replay just ends.
+    @Test func aBadLineMidwayEndsTheReplayAfterWhatCameBefore() throws {
+        var builder = RecordingBuilder(screen: PixelSize(width: 800, height: 600))
+        builder.tap(at: Vector2(400, 300), start: 0)
+        let text = builder.text() + "E: 99999999999.000000 0000 0000 0000\n"
+        let input = ReplayTouchInput(recording: try EvemuReader(text: text, file: "r.evemu"), path: "r.evemu",
+                                     screen: PixelSize(width: 800, height: 600))
+        var frames: [TouchFrame] = []
+        let loop = try EventLoop()
+        input.start(loop: loop, deliver: { frames.append($0) }, lost: { _, _ in })
+        #expect(!input.isFinished)
+        input.advance(to: EventLoop.now().adding(milliseconds: 10_000))
+        #expect(input.isFinished)
+        #expect(input.nextDeadline == nil)
+        #expect(frames.contains { !$0.contacts.isEmpty })
+        #expect(frames.last?.contacts.isEmpty == true)
+    }
+}
