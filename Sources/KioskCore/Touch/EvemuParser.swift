@@ -277,7 +277,6 @@ struct EvemuParser {
         echoed(line, limit: 100)
     }
 
-
     static func hex(_ s: Substring, maxDigits: Int) -> Int? {
         guard !s.isEmpty, s.count <= maxDigits, s.allSatisfy(\.isHexDigit) else { return nil }
         return Int(s, radix: 16)
