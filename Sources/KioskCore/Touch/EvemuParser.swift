@@ -65,8 +65,11 @@ struct EvemuParser {
             if isFirst { try parseVersion(line) }
             return nil
         }
-        let tag = line.count >= 2 && line.dropFirst().first == ":" ? line.first : nil
-        let fields = Self.fields(afterTag: line)
+        // Tags are ASCII; looking at bytes keeps long recordings fast (lines are mostly events).
+        let bytes = line.utf8
+        let tag: Character? = bytes.count >= 2 && bytes[bytes.index(after: bytes.startIndex)] == UInt8(ascii: ":")
+            && bytes[bytes.startIndex] < 0x80 ? Character(Unicode.Scalar(bytes[bytes.startIndex])) : nil
+        let fields = tag == nil ? [] : Self.fields(afterTag: line)
         switch (stage, tag) {
         case (.name, "N"):
             try parseName(line)
@@ -258,18 +261,27 @@ struct EvemuParser {
         RecordingError(file: file, line: lineNumber, message: message)
     }
 
-    static func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" }
+    // The lexing below works on UTF-8 bytes, not Characters: every token is ASCII, and a
+    // recording is millions of lines. Cuts fall next to ASCII bytes, so on scalar boundaries.
 
-    static func trimmed(_ s: String) -> String {
-        var chars = Substring(s)
-        while let last = chars.last, isSpace(last) { chars.removeLast() }
-        while let first = chars.first, isSpace(first) { chars.removeFirst() }
-        return String(chars)
+    static func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" }
+    static func isSpaceByte(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+    static func isDigitByte(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    static func isHexByte(_ b: UInt8) -> Bool {
+        isDigitByte(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
     }
 
-    /// The whitespace-separated fields after a `X:` tag (evemu's scanf also allows `X:value`).
+    static func trimmed(_ s: String) -> String {
+        let bytes = s.utf8
+        guard let first = bytes.firstIndex(where: { !isSpaceByte($0) }),
+              let last = bytes.lastIndex(where: { !isSpaceByte($0) }) else { return "" }
+        return String(Substring(bytes[first...last]))
+    }
+
+    /// The whitespace-separated fields after a `X:` tag (evemu's scanf also allows `X:value`);
+    /// the tag must be ASCII.
     static func fields(afterTag line: String) -> [Substring] {
-        line.dropFirst(2).split(whereSeparator: isSpace)
+        line.utf8.dropFirst(2).split(whereSeparator: isSpaceByte).map { Substring($0) }
     }
 
     /// The line as quoted in errors: escaped and shortened (see `echoed`).
@@ -278,7 +290,7 @@ struct EvemuParser {
     }
 
     static func hex(_ s: Substring, maxDigits: Int) -> Int? {
-        guard !s.isEmpty, s.count <= maxDigits, s.allSatisfy(\.isHexDigit) else { return nil }
+        guard !s.isEmpty, s.utf8.count <= maxDigits, s.utf8.allSatisfy(isHexByte) else { return nil }
         return Int(s, radix: 16)
     }
 
@@ -288,23 +300,23 @@ struct EvemuParser {
     }
 
     static func decimal(_ s: Substring) -> Int? {
-        guard !s.isEmpty, s.count <= 18, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !s.isEmpty, s.utf8.count <= 18, s.utf8.allSatisfy(isDigitByte) else { return nil }
         return Int(s)
     }
 
     /// A signed decimal as `%d` reads it, `-001` included; nil when it does not fit 32 bits.
     static func int32(_ s: Substring) -> Int32? {
-        var digits = s
+        var digits = s.utf8[...]
         var negative = false
-        if let sign = digits.first, sign == "-" || sign == "+" {
-            negative = sign == "-"
+        if let sign = digits.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            negative = sign == UInt8(ascii: "-")
             digits = digits.dropFirst()
         }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy(isDigitByte) else { return nil }
         // Leading zeros would otherwise count against the length limit below.
-        let significant = digits.drop(while: { $0 == "0" })
+        let significant = digits.drop(while: { $0 == UInt8(ascii: "0") })
         guard significant.count <= 10 else { return nil }
-        let magnitude = Int64(significant) ?? 0
+        let magnitude = significant.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
         let value = negative ? -magnitude : magnitude
         guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
         return Int32(value)
@@ -313,8 +325,8 @@ struct EvemuParser {
     /// `seconds.microseconds` with exactly six microsecond digits, as evemu writes them: a
     /// shorter fraction such as `0.1` means 1 us to evemu but 100 ms to a human, so it is refused.
     static func timeStamp(_ s: Substring) -> TimeStamp? {
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let seconds = decimal(parts[0]), parts[1].count == 6,
+        let parts = s.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { Substring($0) }
+        guard parts.count == 2, let seconds = decimal(parts[0]), parts[1].utf8.count == 6,
               let micros = decimal(parts[1]) else { return nil }
         // Well-formed but too late: the caller's bound check names the real problem.
         guard seconds <= maximumSeconds else { return .distantFuture }
