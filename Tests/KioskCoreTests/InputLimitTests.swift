@@ -107,7 +107,7 @@ private func recordingError(_ text: String) -> RecordingError? {
         #expect(problem("input", "calibration_matrix", value)?.contains("onto a line or a point") == true)
     }
 
-    @Test(arguments: ["1 0 5 0 1 0", "1 0 0 0 1 -1.5", "-1 0 -0.5 0 1 0", "0 1 0 1 0 2"])
+    @Test(arguments: ["1 0 5 0 1 0", "1 0 0 0 1 -1.5", "-1 0 -0.5 0 1 0", "0 1 0 1 0 2", "1 0 1 0 1 0", "1 1 -2 0 1 0"])
     func calibrationMovingTheScreenAwayIsRejected(_ value: String) {
         #expect(problem("input", "calibration_matrix", value)?.contains("off the screen") == true)
     }

@@ -39,6 +39,7 @@ public struct TouchTransform: Equatable, Sendable {
         }
         // The unit square's image is a parallelogram; by the separating axis theorem it misses
         // the unit square exactly when the corners of one lie beyond an edge of the other.
+        // Touching along an edge counts as missing: every touch would clamp onto that edge.
         let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
         let image = corners.map { (m[0] * $0.0 + m[1] * $0.1 + m[2], m[3] * $0.0 + m[4] * $0.1 + m[5]) }
         // Axes: x, y, and the normals of the parallelogram's edges (images of the square's edges).
@@ -46,7 +47,7 @@ public struct TouchTransform: Equatable, Sendable {
         for axis in axes {
             let a = corners.map { $0.0 * axis.0 + $0.1 * axis.1 }
             let b = image.map { $0.0 * axis.0 + $0.1 * axis.1 }
-            if a.max()! < b.min()! || b.max()! < a.min()! {
+            if a.max()! <= b.min()! || b.max()! <= a.min()! {
                 return "the matrix maps the whole screen off the screen"
             }
         }
