@@ -310,7 +310,7 @@ public struct InputDeviceProbe: Sendable {
             if isPermissionDenied { return ["\(path)\(name): \(Self.permissionHint)"] }
             return ["\(path)\(name): cannot open: \(error)"]
         }
-        var lines = ["\(path): \"\(info.name)\"" + (id.map { " (\(Self.describe($0)))" } ?? "")]
+        var lines = ["\(path): \"\(echoed(info.name))\"" + (id.map { " (\(Self.describe($0)))" } ?? "")]
         lines.append("  capabilities: " + capabilities(info).joined(separator: ", "))
         for (code, axis) in info.axes.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + Self.describe(axis: axis, code: code))

@@ -383,5 +383,6 @@ public final class EvdevTouchInput: TouchInput {
         }
     }
 
-    private func log(_ message: String) { Console.errorLine("bubble-kiosk: input: \(message)") }
+    /// Paths come from the command line and device names from the kernel: escaped, not sent raw.
+    private func log(_ message: String) { Console.errorLine("bubble-kiosk: input: \(echoed(message, limit: 1000))") }
 }
