@@ -166,7 +166,10 @@ private func recordingError(_ text: String) -> RecordingError? {
         var builder = ConfigBuilder()
         builder.add(text: String(repeating: "junk\n", count: 1000) + "[gamez]\n", file: "g.conf")
         let result = builder.finish()
-        let limit = ConfigBuilder.maximumFindingsPerFile
+        let limit = ConfigDiagnostic.maximumPerFile
+        let parsed = ConfigParser.parse(String(repeating: "junk\n", count: 1000), file: "g.conf")
+        #expect(parsed.diagnostics.count == limit && parsed.omittedErrors == 1000 - limit)
+        #expect(parsed.diagnostics.last?.line == limit)
         #expect(result.diagnostics.count == limit + 1)
         #expect(result.diagnostics.last?.description == "g.conf: \(1001 - limit) more findings not shown (\(1000 - limit) errors, 1 warnings)")
         #expect(result.hasErrors)

@@ -36,7 +36,10 @@ public struct ParsedConfig: Equatable, Sendable {
     public var file: String
     public var sections: [ConfigSectionHeader] = []
     public var entries: [ConfigEntry] = []
+    /// Syntax errors in line order, at most `ConfigDiagnostic.maximumPerFile` of them.
     public var diagnostics: [ConfigDiagnostic] = []
+    /// Syntax errors found past that limit, counted only.
+    public var omittedErrors = 0
 
     public init(file: String) {
         self.file = file
@@ -63,7 +66,11 @@ public enum ConfigParser {
             if content.isEmpty { continue }
 
             func fail(_ message: String) {
-                result.diagnostics.append(.error(file, number, message))
+                if result.diagnostics.count < ConfigDiagnostic.maximumPerFile {
+                    result.diagnostics.append(.error(file, number, message))
+                } else {
+                    result.omittedErrors += 1
+                }
             }
 
             if content.first == "[" {

@@ -260,7 +260,10 @@ public struct ConfigBuilder: Sendable {
     /// Applies one parsed file.
     public mutating func add(_ parsed: ParsedConfig) {
         files.append(parsed.file)
-        var found = parsed.diagnostics
+        // Each list is in line order, so the first findings of the file are among the first of each.
+        var syntax = BoundedFindings(), sections = BoundedFindings(), values = BoundedFindings()
+        parsed.diagnostics.forEach { syntax.append($0) }
+        syntax.omit(errors: parsed.omittedErrors, warnings: 0)
         // One message per distinct name: a file repeating a wrong header must not redo the search.
         var sectionMessages: [String: String] = [:]
         for header in parsed.sections where !schema.hasSection(header.name) {
@@ -270,29 +273,28 @@ public struct ConfigBuilder: Sendable {
                 return message
             }()
             sectionMessages[header.name] = message
-            found.append(.warning(parsed.file, header.line, message))
+            sections.append(.warning(parsed.file, header.line, message))
         }
         var lastLines: [String: Int] = [:]
         for entry in parsed.entries {
-            found += apply(entry, lastLines: &lastLines)
+            apply(entry, lastLines: &lastLines).forEach { values.append($0) }
         }
         // Syntax and value findings are collected separately; show them in line order.
-        let ordered = found.enumerated().sorted { a, b in
+        let ordered = (syntax.kept + sections.kept + values.kept).enumerated().sorted { a, b in
             (a.element.line ?? 0, a.offset) < (b.element.line ?? 0, b.offset)
         }.map(\.element)
-        // A file of garbage would otherwise print a line for each of its lines.
-        let shown = ordered.prefix(Self.maximumFindingsPerFile)
+        let shown = ordered.prefix(ConfigDiagnostic.maximumPerFile)
         diagnostics += shown
-        let hidden = ordered.dropFirst(shown.count)
-        if !hidden.isEmpty {
-            let errors = hidden.filter { $0.severity == .error }.count
-            let message = "\(hidden.count) more findings not shown (\(errors) errors, \(hidden.count - errors) warnings)"
+        let unshown = ordered.dropFirst(shown.count)
+        let errors = unshown.filter { $0.severity == .error }.count
+            + syntax.omittedErrors + sections.omittedErrors + values.omittedErrors
+        let warnings = unshown.count - unshown.filter { $0.severity == .error }.count
+            + syntax.omittedWarnings + sections.omittedWarnings + values.omittedWarnings
+        if errors + warnings > 0 {
+            let message = "\(errors + warnings) more findings not shown (\(errors) errors, \(warnings) warnings)"
             diagnostics.append(ConfigDiagnostic(errors > 0 ? .error : .warning, file: parsed.file, line: nil, message))
         }
     }
-
-    /// Findings listed per file; the rest are counted in one line.
-    public static let maximumFindingsPerFile = 50
 
     /// Records a finding from outside any file's text, such as a file that cannot be read.
     public mutating func report(_ diagnostic: ConfigDiagnostic) {
