@@ -34,13 +34,13 @@ struct Arguments {
             }
             if valued.contains(name) {
                 guard let value = inlineValue ?? it.next() else {
-                    throw UsageError("option --\(name) needs a value")
+                    throw UsageError("option --\(echoed(name)) needs a value")
                 }
                 options[name] = value
             } else if allowedFlags.contains(name), inlineValue == nil {
                 flags.insert(name)
             } else {
-                throw UsageError("unknown option --\(name)")
+                throw UsageError("unknown option --\(echoed(name))")
             }
         }
     }
@@ -51,7 +51,7 @@ struct Arguments {
     func size(_ name: String = "size") throws -> PixelSize? {
         guard let text = options[name] else { return nil }
         guard let size = PixelSize(parsing: text) else {
-            throw UsageError("--\(name) expects WxH such as 1280x800, got '\(text)'")
+            throw UsageError("--\(name) expects WxH such as 1280x800, each side at most \(PixelSize.maximumSide), got '\(echoed(text))'")
         }
         return size
     }
@@ -65,7 +65,7 @@ struct Arguments {
         guard let text = options["seed"] else { return nil }
         if let v = UInt64(text) { return v }
         if let v = Int64(text) { return UInt64(bitPattern: v) }
-        throw UsageError("--seed expects an integer, got '\(text)'")
+        throw UsageError("--seed expects an integer, got '\(echoed(text))'")
     }
 
     func requiredSeed() throws -> UInt64 {
@@ -76,7 +76,7 @@ struct Arguments {
     func int(_ name: String, default def: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = options[name] else { return def }
         guard let v = Int(text), range.contains(v) else {
-            throw UsageError("--\(name) expects a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            throw UsageError("--\(name) expects a whole number in \(range.lowerBound)...\(range.upperBound), got '\(echoed(text))'")
         }
         return v
     }

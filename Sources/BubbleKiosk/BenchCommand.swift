@@ -20,7 +20,7 @@ struct BenchCommand: KioskCommand {
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
         let a = try Arguments(args, valued: ["size", "bubbles", "frames", "seed", "png"], flags: ["json"])
-        guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
+        guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(a.positionals[0]))'") }
         let size = try a.size() ?? PixelSize(width: 1920, height: 1080)
         let bubbles = try a.int("bubbles", default: 40, range: 1...400)
         let frames = try a.int("frames", default: 300, range: 1...100_000)

@@ -42,7 +42,7 @@ struct BubbleKiosk {
         case "bench": code = run(BenchCommand.self, rest)
         case "devices": code = run(DevicesCommand.self, rest)
         default:
-            Console.errorLine("bubble-kiosk: unknown command '\(command)'")
+            Console.errorLine("bubble-kiosk: unknown command '\(echoed(command))'")
             Console.err(usage + "\n")
             code = 2
         }

@@ -15,7 +15,7 @@ struct DevicesCommand: KioskCommand {
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
         let parsed = try Arguments(args, valued: [], flags: [])
-        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(parsed.positionals[0]))'") }
         var lines = drmLines()
         lines += fbdevLines()
         lines += describeInputDevices()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KioskCore
 import KioskPlatform
 import KioskRender
@@ -15,7 +18,7 @@ struct GameSetup {
         switch args.value("mode") ?? "classic" {
         case "classic": mode = .classic
         case "timed": mode = .timed
-        case let other: throw UsageError("--mode expects classic or timed, got '\(other)'")
+        case let other: throw UsageError("--mode expects classic or timed, got '\(echoed(other))'")
         }
         settings = loadSettings(configPath: args.value("config"))
         field = PlayField(size: size, pxPerMM: PixelDensity.resolve(configured: settings.display.pxPerMM),
@@ -23,21 +26,21 @@ struct GameSetup {
     }
 }
 
-/// Loads a recording or prints `FILE:LINE: message` and yields exit code 2.
-func loadRecording(_ path: String) -> EvemuRecording? {
-    let text: String
+/// Opens a recording and reads its header, or prints `FILE:LINE: message` (or `FILE: reason`)
+/// and yields exit code 2. Events are read as the caller uses them.
+func loadRecording(_ path: String) -> EvemuReader? {
     do {
-        text = try FileSystem.readText(path)
-    } catch {
-        Console.errorLine("\(path): cannot read recording: \(error)")
-        return nil
-    }
-    do {
-        return try EvemuRecording.parse(text, file: path)
-    } catch {
+        return try EvemuReader.open(path: path)
+    } catch let error as RecordingError {
         Console.errorLine("\(error)")
-        return nil
+    } catch let error as FileRefusal {
+        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(error)")
+    } catch let error as SystemError {
+        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(String(cString: strerror(error.errno)))")
+    } catch {
+        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(error)")
     }
+    return nil
 }
 
 /// `bubble-kiosk state`: the classic round a seed and a screen size give.
@@ -51,7 +54,7 @@ struct StateCommand: KioskCommand {
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
         let args = try Arguments(argv, valued: GameSetup.valued, flags: [])
-        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(args.positionals[0]))'") }
         let seed = try args.requiredSeed()
         let setup = try GameSetup(args)
         let round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: .zero)
@@ -76,13 +79,19 @@ struct PlayCommand: KioskCommand {
         guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
         let seed = try args.requiredSeed()
         let setup = try GameSetup(args)
-        guard let recording = loadRecording(args.positionals[0]) else { return 2 }
-        let span = Replay.span(of: recording)
-        var round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: span.start)
+        guard var recording = loadRecording(args.positionals[0]) else { return 2 }
+        var round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed,
+                          at: recording.firstEventTime ?? .zero)
         let thresholds = GestureThresholds(setup.settings.gestures, pxPerMM: setup.field.pxPerMM)
-        Replay.gestures(of: recording, screen: setup.field.size, thresholds: thresholds) { gesture in
-            _ = round.advance(to: gesture.time)
-            _ = round.handle(gesture)
+        let span: Replay.Span
+        do {
+            span = try Replay.gestures(reading: &recording, screen: setup.field.size, thresholds: thresholds) { gesture in
+                _ = round.advance(to: gesture.time)
+                _ = round.handle(gesture)
+            }
+        } catch {
+            Console.errorLine("\(error)")
+            return 2
         }
         _ = round.advance(to: span.end)
         Console.line(GameJSON.outcome(round).text)
@@ -119,15 +128,26 @@ struct GesturesCommand: KioskCommand {
         guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
         let size = try args.requiredSize()
         let settings = loadSettings(configPath: args.value("config"))
-        guard let recording = loadRecording(args.positionals[0]) else { return 2 }
+        guard var recording = loadRecording(args.positionals[0]) else { return 2 }
         let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM)
         let thresholds = GestureThresholds(settings.gestures, pxPerMM: pxPerMM)
-        let origin = Replay.span(of: recording).start
+        let origin = recording.firstEventTime ?? .zero
         let withMoves = args.has("moves")
+        // Written in chunks, so a long recording's output never piles up in memory; a short
+        // recording with a bad line late on still prints nothing but the error.
         var out = ""
-        Replay.gestures(of: recording, screen: size, thresholds: thresholds) { g in
-            if g.kind == .dragMove && !withMoves { return }
-            out += GameJSON.gesture(g, origin: origin).text + "\n"
+        do {
+            _ = try Replay.gestures(reading: &recording, screen: size, thresholds: thresholds) { g in
+                if g.kind == .dragMove && !withMoves { return }
+                out += GameJSON.gesture(g, origin: origin).text + "\n"
+                if out.utf8.count >= 1 << 16 {
+                    Console.out(out)
+                    out = ""
+                }
+            }
+        } catch {
+            Console.errorLine("\(error)")
+            return 2
         }
         Console.out(out)
         return 0

@@ -15,7 +15,7 @@ struct RoundRecordingCommand: KioskCommand {
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
         let args = try Arguments(argv, valued: GameSetup.valued.union(["pop", "rotation"]), flags: ["no-start"])
-        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(args.positionals[0]))'") }
         let seed = try args.requiredSeed()
         let setup = try GameSetup(args)
         let rotation = try args.int("rotation", default: 0, range: 0...270)

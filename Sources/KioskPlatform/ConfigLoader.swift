@@ -60,13 +60,19 @@ public enum ConfigLoader {
 
     private static func read(_ path: String, into builder: inout ConfigBuilder, missingIsError: Bool) {
         do {
-            builder.add(text: try FileSystem.readText(path), file: path)
+            builder.add(text: try FileSystem.readText(path, limit: maximumFileBytes), file: path)
         } catch let error as SystemError where !missingIsError && (error.errno == ENOENT || error.errno == ENOTDIR) {
             // Not there (or a dangling drop-in symlink): nothing to apply.
+        } catch let refusal as FileRefusal {
+            // `FILE: too large (...)` says it all; "cannot read" would suggest permissions.
+            builder.report(.error(path, nil, refusal.description))
         } catch {
             builder.report(.error(path, nil, "cannot read: \(reason(error))"))
         }
     }
+
+    /// Largest config file read: a hand-written config is a few kilobytes.
+    public static let maximumFileBytes = 1 << 20
 
     private static func reason(_ error: any Error) -> String {
         if let error = error as? SystemError { return String(cString: strerror(error.errno)) }

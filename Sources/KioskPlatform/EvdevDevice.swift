@@ -204,6 +204,7 @@ extension TouchDeviceInfo {
     /// button (single-touch panels, QEMU's tablet) is.
     public var touchscreenVerdict: TouchscreenVerdict {
         if properties.contains(Int(INPUT_PROP_ACCELEROMETER)) { return .ignored("accelerometer") }
+        if let problem = axisProblem { return .ignored(problem) }
         let hasAxes = isMultiTouch || (axes[EventCode.ABS_X] != nil && axes[EventCode.ABS_Y] != nil)
         guard hasAxes else {
             return .ignored(axes.isEmpty ? "no absolute axes (keyboard, mouse or buttons)" : "no absolute X/Y axes")
@@ -295,7 +296,7 @@ public struct InputDeviceProbe: Sendable {
             if isPermissionDenied { return ["\(path)\(name): \(Self.permissionHint)"] }
             return ["\(path)\(name): cannot open: \(error)"]
         }
-        var lines = ["\(path): \"\(info.name)\"" + (id.map { " (\(Self.describe($0)))" } ?? "")]
+        var lines = ["\(path): \"\(echoed(info.name))\"" + (id.map { " (\(Self.describe($0)))" } ?? "")]
         lines.append("  capabilities: " + capabilities(info).joined(separator: ", "))
         for (code, axis) in info.axes.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + Self.describe(axis: axis, code: code))

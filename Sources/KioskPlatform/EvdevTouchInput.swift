@@ -138,9 +138,15 @@ public final class EvdevTouchInput: TouchInput {
         do {
             let device = try EvdevDevice(path: target)
             failed.remove(target)
+            // A device whose axes have no range is not used even when asked for by path.
+            if let problem = device.info.axisProblem {
+                log("ignoring \(target) \"\(echoed(device.info.name))\": \(problem)")
+                notTouchscreens.insert(target)
+                return nil
+            }
             if path == nil && !device.info.isTouchscreen {
                 if case .ignored(let why) = device.info.touchscreenVerdict {
-                    log("ignoring \(target) \"\(device.info.name)\": \(why)")
+                    log("ignoring \(target) \"\(echoed(device.info.name))\": \(why)")
                 }
                 notTouchscreens.insert(target)
                 return nil
@@ -194,7 +200,7 @@ public final class EvdevTouchInput: TouchInput {
         var note = ""
         if case .ignored(let why) = device.info.touchscreenVerdict { note = "; not a touchscreen (\(why)), used as asked" }
         let kind = describe(device.info.touchProtocol)
-        log("using \(node) \"\(device.info.name)\" (\(kind)) as device \(index)\(note)")
+        log("using \(node) \"\(echoed(device.info.name))\" (\(kind)) as device \(index)\(note)")
         // Fingers already down announce nothing more: read the state and treat it like a
         // resync, so they show but start no gesture until lifted.
         let (state, error) = device.initialState()
@@ -378,5 +384,6 @@ public final class EvdevTouchInput: TouchInput {
         }
     }
 
-    private func log(_ message: String) { Console.errorLine("bubble-kiosk: input: \(message)") }
+    /// Paths come from the command line and device names from the kernel: escaped, not sent raw.
+    private func log(_ message: String) { Console.errorLine("bubble-kiosk: input: \(echoed(message, limit: 1000))") }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KioskCore
 
 /// A failed system call: which call, on what, and errno.
 public struct SystemError: Error, CustomStringConvertible {
@@ -15,7 +16,8 @@ public struct SystemError: Error, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(context): \(String(cString: strerror(errno))) (\(call), errno \(errno))"
+        // The context is often a path from the command line or a directory listing.
+        "\(echoed(context, limit: 200)): \(String(cString: strerror(errno))) (\(call), errno \(errno))"
     }
 }
 

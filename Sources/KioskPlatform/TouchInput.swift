@@ -30,39 +30,66 @@ public final class NoTouchInput: TouchInput {
 }
 
 /// Replays an evemu recording in real time, shifted to start when the kiosk starts.
+/// Events are read and decoded as they come due, so a long recording takes no more memory
+/// than a short one; a malformed line is reported as `FILE:LINE: message` and ends the replay.
 public final class ReplayTouchInput: TouchInput {
     public let name: String
-    private var frames: [TouchFrame]
-    private var next = 0
+    private var reader: EvemuReader
+    private var decoder: TouchDecoder
+    /// Decoded frames not yet delivered (an event can complete two).
+    private var queued: [TouchFrame] = []
+    private var queuedIndex = 0
+    private var ended = false
     private var offset: Int64 = 0
     private var deliver: (TouchFrame) -> Void = { _ in }
 
-    /// Decodes the whole recording up front, for a screen of `size`.
-    public init(recording: EvemuRecording, path: String, screen size: PixelSize) {
+    /// Replays what `reader` reads, for a screen of `size`.
+    public init(recording reader: EvemuReader, path: String, screen size: PixelSize) {
         name = "replay:\(path)"
-        var decoder = TouchDecoder(device: recording.device, screen: size)
-        frames = recording.events.flatMap { decoder.feed($0) }
+        self.reader = reader
+        decoder = TouchDecoder(device: reader.header.device, screen: size)
     }
 
-    public var isFinished: Bool { next >= frames.count }
+    public var isFinished: Bool { peek() == nil }
 
     public func start(loop: EventLoop, deliver: @escaping (TouchFrame) -> Void, lost: @escaping (Int, TimeStamp) -> Void) {
         self.deliver = deliver
         // Recording time zero is "now", plus a short lead so the first frame is not in the past.
-        let first = frames.first?.time.microseconds ?? 0
-        offset = EventLoop.now().microseconds + 200_000 - first
+        let first = peek()?.time.microseconds ?? 0
+        // Recording times are never negative (the parser reads digits only), so -first is safe.
+        offset = EventLoop.now().adding(microseconds: 200_000).adding(microseconds: -first).microseconds
     }
 
     public var nextDeadline: TimeStamp? {
-        next < frames.count ? TimeStamp(microseconds: frames[next].time.microseconds + offset) : nil
+        peek().map { $0.time.adding(microseconds: offset) }
     }
 
     public func advance(to now: TimeStamp) {
-        while let due = nextDeadline, due <= now {
-            var f = frames[next]
+        while let due = nextDeadline, due <= now, var f = peek() {
             f.time = due
-            next += 1
+            queuedIndex += 1
             deliver(f)
         }
+    }
+
+    /// The next frame to deliver, decoding events until one is complete; nil at the end.
+    private func peek() -> TouchFrame? {
+        while queuedIndex >= queued.count {
+            guard !ended else { return nil }
+            queued.removeAll(keepingCapacity: true)
+            queuedIndex = 0
+            do {
+                guard let event = try reader.next() else {
+                    ended = true
+                    return nil
+                }
+                queued = decoder.feed(event)
+            } catch {
+                ended = true
+                Console.errorLine("\(error)")
+                return nil
+            }
+        }
+        return queued[queuedIndex]
     }
 }

@@ -4,6 +4,10 @@ import Foundation
 struct CommandRunner {
     struct Result {
         var status: Int32
+        /// The signal that ended the process, if one did (`status` is then the signal number).
+        var signal: Int32?
+        /// The process outlived the timeout and was killed.
+        var timedOut = false
         var stdout: String
         var stderr: String
 
@@ -37,8 +41,10 @@ struct CommandRunner {
         return dir.appendingPathComponent("bubble-kiosk")
     }
 
+    /// Runs the binary; one that is still running after `timeout` seconds is killed, so a hang
+    /// fails the test instead of stalling the run.
     @discardableResult
-    static func run(_ args: [String], environment: [String: String] = [:]) throws -> Result {
+    static func run(_ args: [String], environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -51,12 +57,31 @@ struct CommandRunner {
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        // Read before waiting so a large output cannot fill the pipe and block the child.
+        let timedOut = Locked(false)
+        let pid = p.processIdentifier
+        let finished = Locked(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            guard !finished.value else { return }
+            timedOut.value = true
+            kill(pid, SIGKILL)
+        }
+        // Read both pipes at once so neither can fill up and block the child.
+        let e = Locked(Data())
+        let errorRead = DispatchGroup()
+        errorRead.enter()
+        let errorHandle = err.fileHandleForReading
+        DispatchQueue.global().async {
+            e.value = errorHandle.readDataToEndOfFile()
+            errorRead.leave()
+        }
         let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        errorRead.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: e, as: UTF8.self))
+        finished.value = true
+        return Result(status: p.terminationStatus,
+                      signal: p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil,
+                      timedOut: timedOut.value,
+                      stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e.value, as: UTF8.self))
     }
 
     /// A fresh temporary directory for one test.
@@ -65,5 +90,16 @@ struct CommandRunner {
             .appendingPathComponent("bubble-kiosk-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// A value shared between the test and the queues that watch the child process.
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }

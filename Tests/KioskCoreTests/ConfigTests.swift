@@ -357,9 +357,10 @@ private func messages(_ result: ConfigResult) -> [String] {
                 bounds = ("\(range.lowerBound)", "\(range.upperBound)")
             case .bool: bounds = ("true", "false")
             case .choice(_, let values): bounds = (String(values.first!), String(values.last!))
-            case .numbers(_, let count):
-                bounds = (Array(repeating: "0.5", count: count).joined(separator: " "),
-                          Array(repeating: "2", count: count).joined(separator: " "))
+            case .numbers(let path, _, _, _):
+                // Halved defaults: in range, and (for the calibration) still a usable matrix.
+                let halved = defaults[keyPath: path].map { "\($0 / 2)" }.joined(separator: " ")
+                bounds = (halved, halved)
             case .path: bounds = ("/var/tmp/shot.png", "auto")
             }
             var changed = defaults

@@ -266,7 +266,7 @@ private enum Devices {
 }
 
 /// A fresh folder under /tmp, removed with its files when the value goes away.
-private final class TempDirectory {
+final class TempDirectory {
     let path: String
 
     init() throws {
@@ -283,5 +283,20 @@ private final class TempDirectory {
     deinit {
         for name in (try? FileSystem.listDirectory(path)) ?? [] { unlink(path + "/" + name) }
         rmdir(path)
+    }
+}
+
+@Suite struct AxisRangeVerdictTests {
+    /// A panel whose X axis has no range would put every touch on one spot: not used.
+    @Test func aPositionAxisWithoutRangeIsIgnored() {
+        let flat = TouchDeviceInfo(
+            name: "broken panel",
+            axes: [EventCode.ABS_X: AxisInfo(minimum: 7, maximum: 7), EventCode.ABS_Y: AxisInfo(minimum: 0, maximum: 4095)],
+            keys: [EventCode.BTN_TOUCH], properties: [EventCode.INPUT_PROP_DIRECT])
+        #expect(flat.touchscreenVerdict == .ignored("axis ABS_X has no range (min 7, max 7)"))
+        #expect(!flat.isTouchscreen)
+        var fixed = flat
+        fixed.axes[EventCode.ABS_X] = AxisInfo(minimum: 0, maximum: 4095)
+        #expect(fixed.touchscreenVerdict == .touchscreen(.singleTouch))
     }
 }

@@ -15,6 +15,10 @@ public struct ConfigDiagnostic: Equatable, Sendable, CustomStringConvertible {
     /// The text after the location; names the key and the offending value.
     public var message: String
 
+    /// Findings listed per file; the rest are counted in one line, so a file of garbage
+    /// neither floods the log nor fills memory with messages.
+    public static let maximumPerFile = 50
+
     public init(_ severity: ConfigSeverity, file: String, line: Int?, _ message: String) {
         self.severity = severity
         self.file = file
@@ -33,10 +37,34 @@ public struct ConfigDiagnostic: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let place = line.map { "\(file):\($0)" } ?? file
+        // File names come from directory listings and command lines: shown escaped too.
+        let name = echoed(file, limit: 200)
+        let place = line.map { "\(name):\($0)" } ?? name
         switch severity {
         case .error: return "\(place): \(message)"
         case .warning: return "\(place): warning: \(message)"
         }
+    }
+}
+
+/// Findings in line order, keeping the first `ConfigDiagnostic.maximumPerFile` and counting the rest.
+struct BoundedFindings {
+    private(set) var kept: [ConfigDiagnostic] = []
+    private(set) var omittedErrors = 0
+    private(set) var omittedWarnings = 0
+
+    mutating func append(_ finding: ConfigDiagnostic) {
+        if kept.count < ConfigDiagnostic.maximumPerFile {
+            kept.append(finding)
+        } else if finding.severity == .error {
+            omittedErrors += 1
+        } else {
+            omittedWarnings += 1
+        }
+    }
+
+    mutating func omit(errors: Int, warnings: Int) {
+        omittedErrors += errors
+        omittedWarnings += warnings
     }
 }

@@ -8,7 +8,7 @@ extension ConfigSchema {
 
         ConfigKey("input", "grab", .bool(\.input.grab),
                   "Take touchscreens exclusively, so nothing else on the machine sees the touches"),
-        ConfigKey("input", "calibration_matrix", .numbers(\.input.calibration, count: 6),
+        ConfigKey("input", "calibration_matrix", .numbers(\.input.calibration, count: 6, range: -10...10, check: TouchTransform.calibrationProblem),
                   "Six numbers a b c d e f, libinput's convention, in coordinates normalized to 0..1"),
 
         ConfigKey("gestures", "tap_slop_mm", .double(\.gestures.tapSlopMM, 0.5...20),

@@ -36,7 +36,10 @@ public struct ParsedConfig: Equatable, Sendable {
     public var file: String
     public var sections: [ConfigSectionHeader] = []
     public var entries: [ConfigEntry] = []
+    /// Syntax errors in line order, at most `ConfigDiagnostic.maximumPerFile` of them.
     public var diagnostics: [ConfigDiagnostic] = []
+    /// Syntax errors found past that limit, counted only.
+    public var omittedErrors = 0
 
     public init(file: String) {
         self.file = file
@@ -63,7 +66,11 @@ public enum ConfigParser {
             if content.isEmpty { continue }
 
             func fail(_ message: String) {
-                result.diagnostics.append(.error(file, number, message))
+                if result.diagnostics.count < ConfigDiagnostic.maximumPerFile {
+                    result.diagnostics.append(.error(file, number, message))
+                } else {
+                    result.omittedErrors += 1
+                }
             }
 
             if content.first == "[" {
@@ -74,7 +81,7 @@ public enum ConfigParser {
                 }
                 let name = trimmed(content.dropFirst().dropLast())
                 guard isIdentifier(name) else {
-                    fail("invalid section name '\(name)': use lowercase letters, digits and '_'")
+                    fail("invalid section name '\(echoed(name))': use lowercase letters, digits and '_'")
                     current = .broken
                     continue
                 }
@@ -88,7 +95,7 @@ public enum ConfigParser {
                     continue
                 }
                 guard isIdentifier(key) else {
-                    fail("invalid key name '\(key)': use lowercase letters, digits and '_'")
+                    fail("invalid key name '\(echoed(key))': use lowercase letters, digits and '_'")
                     continue
                 }
                 let section: String?
@@ -117,8 +124,7 @@ public enum ConfigParser {
 
     private static func syntaxMessage(_ content: Substring) -> String {
         // Long garbage (a pasted binary, a minified file) should not flood the terminal.
-        let shown = content.count > 60 ? content.prefix(57) + "..." : content
-        return "expected '[section]' or 'key = value', got '\(shown)'"
+        "expected '[section]' or 'key = value', got '\(echoed(content, limit: 60))'"
     }
 
     /// Cuts a `#` comment: at the start of the line or after whitespace only, so a value
@@ -146,6 +152,11 @@ public enum ConfigParser {
 /// Edit distance counting insertions, deletions, substitutions and swaps of neighbours,
 /// since a swapped pair (`bubbels`) is the most common typo in a key name.
 func configEditDistance(_ a: String, _ b: String) -> Int {
+    // Callers only ask whether the distance is at most 2, and it is at least the difference
+    // in length: returning that lower bound keeps a megabyte-long key from costing a
+    // megabyte-sized table per known key.
+    let lengths = (a.utf8.count, b.utf8.count)
+    if abs(lengths.0 - lengths.1) > 2 { return abs(lengths.0 - lengths.1) }
     let x = Array(a.utf8), y = Array(b.utf8)
     if x.isEmpty { return y.count }
     if y.isEmpty { return x.count }
@@ -186,8 +197,29 @@ func parseConfigDouble(_ text: String) -> Double? {
     return Double(text)
 }
 
-/// Shortest text for a number that reads back the same: `3`, not `3.0`.
+/// Shortest text for a number that reads back the same: `3`, not `3.0`; `0.0000001`, not
+/// `1e-07`, since `parseConfigDouble` takes plain decimals only.
 func formatConfigNumber(_ value: Double) -> String {
     if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-    return String(value)
+    let text = String(value)
+    guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }), let exponent = Int(text[text.index(after: e)...])
+    else { return text }
+    // Move the point of the mantissa's digits by the exponent, exactly, in text.
+    var mantissa = text[..<e]
+    let negative = mantissa.hasPrefix("-")
+    if negative { mantissa = mantissa.dropFirst() }
+    let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+    let whole = String(parts[0]), fraction = parts.count > 1 ? String(parts[1]) : ""
+    var digits = whole + fraction
+    var point = whole.count + exponent
+    if point <= 0 {
+        digits = String(repeating: "0", count: 1 - point) + digits
+        point = 1
+    } else if point > digits.count {
+        digits += String(repeating: "0", count: point - digits.count)
+    }
+    var fractional = String(digits.dropFirst(point))
+    while fractional.hasSuffix("0") { fractional.removeLast() }
+    let integral = String(digits.prefix(point))
+    return (negative ? "-" : "") + integral + (fractional.isEmpty ? "" : "." + fractional)
 }

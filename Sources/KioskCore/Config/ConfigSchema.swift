@@ -11,8 +11,10 @@ public enum ConfigKind: Sendable {
     case bool(WritableKeyPath<Settings, Bool> & Sendable)
     /// One of a few whole numbers (`rotation = 90`).
     case choice(WritableKeyPath<Settings, Int> & Sendable, [Int])
-    /// Exactly `count` decimal numbers separated by spaces (a calibration matrix).
-    case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int)
+    /// Exactly `count` decimal numbers separated by spaces, each within the range, which
+    /// `check` (when given) accepts as a whole (a calibration matrix); `check` returns the problem.
+    case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int, range: ClosedRange<Double>,
+                 check: (@Sendable ([Double]) -> String?)? = nil)
     /// An absolute file path, or `auto` for nil (a default decided at run time).
     case path(WritableKeyPath<Settings, String?> & Sendable)
 }
@@ -44,7 +46,8 @@ public struct ConfigKey: Sendable {
             return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) or 'auto'"
         case .bool: return "true or false"
         case .choice(_, let values): return "one of " + values.map(String.init).joined(separator: ", ")
-        case .numbers(_, let count): return "\(count) numbers separated by spaces"
+        case .numbers(_, let count, let r, _):
+            return "\(count) numbers from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) separated by spaces"
         case .path: return "an absolute path or 'auto'"
         }
     }
@@ -52,7 +55,7 @@ public struct ConfigKey: Sendable {
     /// Parses and range-checks `text` and stores it in `settings`;
     /// returns the error message (without location or key name) when the value is rejected.
     public func apply(_ text: String, to settings: inout Settings) -> String? {
-        let rejected = "expected \(expectation), got '\(text)'"
+        let rejected = "expected \(expectation), got '\(echoed(text))'"
         switch kind {
         case .int(let path, let range):
             guard let value = parseConfigInt(text), range.contains(value) else { return rejected }
@@ -76,10 +79,12 @@ public struct ConfigKey: Sendable {
         case .choice(let path, let values):
             guard let value = parseConfigInt(text), values.contains(value) else { return rejected }
             settings[keyPath: path] = value
-        case .numbers(let path, let count):
+        case .numbers(let path, let count, let range, let check):
             let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let values = parts.compactMap { parseConfigDouble(String($0)) }.filter(\.isFinite)
-            guard parts.count == count, values.count == count else { return rejected }
+            guard parts.count == count else { return rejected }
+            let values = parts.compactMap { parseConfigDouble(String($0)) }.filter(range.contains)
+            guard values.count == count else { return rejected }
+            if let problem = check?(values) { return "\(problem), got '\(echoed(text))'" }
             settings[keyPath: path] = values
         case .path(let path):
             if text == "auto" {
@@ -102,7 +107,7 @@ public struct ConfigKey: Sendable {
         case .optionalDouble(let path, _): return settings[keyPath: path].map(formatConfigNumber) ?? "auto"
         case .bool(let path): return settings[keyPath: path] ? "true" : "false"
         case .choice(let path, _): return String(settings[keyPath: path])
-        case .numbers(let path, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
+        case .numbers(let path, _, _, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         case .path(let path): return settings[keyPath: path] ?? "auto"
         }
     }
@@ -126,7 +131,7 @@ public struct ConfigKey: Sendable {
         case .optionalDouble(let path, _): target[keyPath: path] = source[keyPath: path]
         case .bool(let path): target[keyPath: path] = source[keyPath: path]
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
-        case .numbers(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .numbers(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         case .path(let path): target[keyPath: path] = source[keyPath: path]
         }
     }
@@ -275,21 +280,40 @@ public struct ConfigBuilder: Sendable {
     /// Applies one parsed file.
     public mutating func add(_ parsed: ParsedConfig) {
         files.append(parsed.file)
-        var found = parsed.diagnostics
+        // Each list is in line order, so the first findings of the file are among the first of each.
+        var syntax = BoundedFindings(), sections = BoundedFindings(), values = BoundedFindings()
+        parsed.diagnostics.forEach { syntax.append($0) }
+        syntax.omit(errors: parsed.omittedErrors, warnings: 0)
+        // One message per distinct name: a file repeating a wrong header must not redo the search.
+        var sectionMessages: [String: String] = [:]
         for header in parsed.sections where !schema.hasSection(header.name) {
-            var message = "unknown section [\(header.name)]"
-            if let near = schema.sectionSuggestion(for: header.name) { message += " (did you mean [\(near)]?)" }
-            found.append(.warning(parsed.file, header.line, message))
+            let message = sectionMessages[header.name] ?? {
+                var message = "unknown section [\(echoed(header.name))]"
+                if let near = schema.sectionSuggestion(for: header.name) { message += " (did you mean [\(near)]?)" }
+                return message
+            }()
+            sectionMessages[header.name] = message
+            sections.append(.warning(parsed.file, header.line, message))
         }
         var lastLines: [String: Int] = [:]
         for entry in parsed.entries {
-            found += apply(entry, lastLines: &lastLines)
+            apply(entry, lastLines: &lastLines).forEach { values.append($0) }
         }
         // Syntax and value findings are collected separately; show them in line order.
-        let ordered = found.enumerated().sorted { a, b in
+        let ordered = (syntax.kept + sections.kept + values.kept).enumerated().sorted { a, b in
             (a.element.line ?? 0, a.offset) < (b.element.line ?? 0, b.offset)
+        }.map(\.element)
+        let shown = ordered.prefix(ConfigDiagnostic.maximumPerFile)
+        diagnostics += shown
+        let unshown = ordered.dropFirst(shown.count)
+        let errors = unshown.filter { $0.severity == .error }.count
+            + syntax.omittedErrors + sections.omittedErrors + values.omittedErrors
+        let warnings = unshown.count - unshown.filter { $0.severity == .error }.count
+            + syntax.omittedWarnings + sections.omittedWarnings + values.omittedWarnings
+        if errors + warnings > 0 {
+            let message = "\(errors + warnings) more findings not shown (\(errors) errors, \(warnings) warnings)"
+            diagnostics.append(ConfigDiagnostic(errors > 0 ? .error : .warning, file: parsed.file, line: nil, message))
         }
-        diagnostics += ordered.map(\.element)
     }
 
     /// Records a finding from outside any file's text, such as a file that cannot be read.
@@ -299,7 +323,7 @@ public struct ConfigBuilder: Sendable {
 
     private mutating func apply(_ entry: ConfigEntry, lastLines: inout [String: Int]) -> [ConfigDiagnostic] {
         guard let section = entry.section else {
-            var message = "key '\(entry.key)' comes before any [section] line"
+            var message = "key '\(echoed(entry.key))' comes before any [section] line"
             let homes = schema.keys.filter { $0.name == entry.key }.map { "[\($0.section)]" }
             if !homes.isEmpty { message += "; it belongs under \(homes.joined(separator: " or "))" }
             return [.error(entry.file, entry.line, message)]
@@ -307,7 +331,7 @@ public struct ConfigBuilder: Sendable {
         // Keys of an unknown section are covered by the warning on its header.
         guard schema.hasSection(section) else { return [] }
         guard let key = schema.key(section, entry.key) else {
-            var message = "unknown key '\(entry.key)' in [\(section)]"
+            var message = "unknown key '\(echoed(entry.key))' in [\(section)]"
             if let near = schema.suggestion(for: entry.key, in: section) {
                 message += near.section == section
                     ? " (did you mean '\(near.name)'?)"
@@ -361,7 +385,7 @@ public struct ConfigBuilder: Sendable {
             }
             let relation = blameLow ? "at most" : "at least"
             diagnostics.append(.error(badOrigin.file, badOrigin.line,
-                "\(bad.name): must be \(relation) \(other.name) (\(other.render(settings)), \(source)), got '\(badOrigin.text)'"))
+                "\(bad.name): must be \(relation) \(other.name) (\(other.render(settings)), \(source)), got '\(echoed(badOrigin.text))'"))
             low.copy(from: defaults, to: &settings)
             high.copy(from: defaults, to: &settings)
         }

@@ -15,15 +15,36 @@ public enum Replay {
     /// Decodes every event into frames and frames into gestures, handing each gesture on in order.
     public static func gestures(of recording: EvemuRecording, screen: PixelSize,
                                 thresholds: GestureThresholds, _ emit: (Gesture) -> Void) {
-        var decoder = TouchDecoder(device: recording.device, screen: screen)
+        var events = recording.events.makeIterator()
+        play(device: recording.device, screen: screen, thresholds: thresholds,
+             next: { () throws(Never) in events.next() }, end: { span(of: recording).end }, emit)
+    }
+
+    /// The same for a recording read as it goes: events are decoded and recognised one at a
+    /// time, so memory stays constant however long the recording is. Returns the span of the
+    /// events read; throws at the first malformed line, after emitting what came before it.
+    public static func gestures(reading reader: inout EvemuReader, screen: PixelSize,
+                                thresholds: GestureThresholds,
+                                _ emit: (Gesture) -> Void) throws(RecordingError) -> Span {
+        try play(device: reader.header.device, screen: screen, thresholds: thresholds,
+                 next: { () throws(RecordingError) in try reader.next() },
+                 end: { reader.lastEventTime ?? .zero }, emit)
+        return Span(start: reader.firstEventTime ?? .zero, end: reader.lastEventTime ?? .zero)
+    }
+
+    /// The one replay loop both forms share.
+    private static func play<E: Error>(device: TouchDeviceInfo, screen: PixelSize, thresholds: GestureThresholds,
+                                       next: () throws(E) -> InputEvent?, end: () -> TimeStamp,
+                                       _ emit: (Gesture) -> Void) throws(E) {
+        var decoder = TouchDecoder(device: device, screen: screen)
         var recognizer = GestureRecognizer(thresholds: thresholds, screen: screen)
-        for event in recording.events {
+        while let event = try next() {
             for frame in decoder.feed(event) {
                 recognizer.process(frame, emit)
             }
         }
         // Whatever came due before the recording ended (a long press still held).
-        recognizer.advance(to: span(of: recording).end, emit)
+        recognizer.advance(to: end(), emit)
         // Nothing can bounce back after the last event: lifts still waiting are final.
         recognizer.finishInput(emit)
     }

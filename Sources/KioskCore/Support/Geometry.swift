@@ -22,11 +22,15 @@ public struct PixelSize: Equatable, Sendable, CustomStringConvertible {
         self.height = height
     }
 
-    /// Parses `WxH` as used on the command line (`1280x800`).
+    /// The largest width or height accepted: what DRM drivers allow for a framebuffer. Bigger
+    /// sizes are typos, and a frame of them would take gigabytes.
+    public static let maximumSide = 8192
+
+    /// Parses `WxH` as used on the command line (`1280x800`), each side 1 to `maximumSide`.
     public init?(parsing text: String) {
         let parts = text.split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
-              w > 0, h > 0, w <= 16384, h <= 16384 else { return nil }
+              w > 0, h > 0, w <= Self.maximumSide, h <= Self.maximumSide else { return nil }
         self.init(width: w, height: h)
     }
 

@@ -1,4 +1,4 @@
-/// The line-by-line state machine behind `EvemuRecording.parse`.
+/// The line-by-line state machine behind `EvemuReader` and `EvemuRecording.parse`.
 struct EvemuParser {
     /// Where in the file we are; header sections must come in this order, as evemu reads them.
     enum Stage: Int, Comparable {
@@ -11,6 +11,12 @@ struct EvemuParser {
     /// evemu's `EV_CNT` and `ABS_CNT`: the largest event type and axis code plus one.
     static let eventTypeCount = 0x20
     static let axisCount = 0x40
+    /// Event times beyond this many seconds are no kernel's: epoch times are about 1.8e9 now,
+    /// and the bound keeps all time arithmetic far from overflowing.
+    static let maximumSeconds = 9_999_999_999
+    /// Axes whose values are positions: without a range they map every touch to one spot.
+    static let positionAxes: Set<UInt16> = [EventCode.ABS_X, EventCode.ABS_Y,
+                                            EventCode.ABS_MT_POSITION_X, EventCode.ABS_MT_POSITION_Y]
 
     let file: String
     var lineNumber = 0
@@ -27,61 +33,43 @@ struct EvemuParser {
     var eventCodes: [UInt16: Set<UInt16>] = [:]
     var axes: [UInt16: AxisInfo] = [:]
     var axisLines: [UInt16: Int] = [:]
-    var events: [InputEvent] = []
 
     init(file: String) { self.file = file }
 
-    mutating func parse(_ text: String) throws(RecordingError) -> EvemuRecording {
-        let lines = Self.splitLines(text)
-        for (index, raw) in lines.enumerated() {
-            lineNumber = index + 1
-            try parseLine(raw)
-        }
+    /// Checks that the header is complete at the end of the file (line `lastLine`).
+    mutating func finish(lastLine: Int) throws(RecordingError) {
         // An error at the end of the file names its last line (or line 1 when it is empty).
-        lineNumber = max(lines.count, 1)
+        lineNumber = max(lastLine, 1)
         switch stage {
         case .name: throw failure("expected 'N: <device name>', got end of file")
         case .id: throw failure("expected 'I: <bus> <vendor> <product> <version>', got end of file")
         default: break
         }
+    }
+
+    /// The recording as far as read, without events.
+    var header: EvemuRecording {
         let keys = eventCodes[EventCode.EV_KEY] ?? []
         let device = TouchDeviceInfo(name: name, axes: axes, keys: keys, properties: properties)
-        return EvemuRecording(formatVersion: version, id: id, device: device,
-                              eventCodes: eventCodes, events: events)
+        return EvemuRecording(formatVersion: version, id: id, device: device, eventCodes: eventCodes, events: [])
     }
 
-    /// Splits on LF and drops a CR before it: Swift treats CR LF as one `Character`, so
-    /// splitting the `String` itself would miss Windows line ends.
-    static func splitLines(_ text: String) -> [String] {
-        var lines: [String] = []
-        var current: [UInt8] = []
-        for byte in text.utf8 {
-            if byte == 0x0A {
-                if current.last == 0x0D { current.removeLast() }
-                lines.append(String(decoding: current, as: UTF8.self))
-                current.removeAll(keepingCapacity: true)
-            } else {
-                current.append(byte)
-            }
-        }
-        if !current.isEmpty {
-            if current.last == 0x0D { current.removeLast() }
-            lines.append(String(decoding: current, as: UTF8.self))
-        }
-        return lines
-    }
-
-    mutating func parseLine(_ raw: String) throws(RecordingError) {
+    /// Parses line `number`; returns the event when it is an event line.
+    mutating func parseLine(_ raw: String, number: Int) throws(RecordingError) -> InputEvent? {
+        lineNumber = number
         let line = Self.trimmed(raw)
-        if line.isEmpty { return }
+        if line.isEmpty { return nil }
         let isFirst = !sawFirstLine
         sawFirstLine = true
         if line.hasPrefix("#") {
             if isFirst { try parseVersion(line) }
-            return
+            return nil
         }
-        let tag = line.count >= 2 && line.dropFirst().first == ":" ? line.first : nil
-        let fields = Self.fields(afterTag: line)
+        // Tags are ASCII; looking at bytes keeps long recordings fast (lines are mostly events).
+        let bytes = line.utf8
+        let tag: Character? = bytes.count >= 2 && bytes[bytes.index(after: bytes.startIndex)] == UInt8(ascii: ":")
+            && bytes[bytes.startIndex] < 0x80 ? Character(Unicode.Scalar(bytes[bytes.startIndex])) : nil
+        let fields = tag == nil ? [] : Self.fields(afterTag: line)
         switch (stage, tag) {
         case (.name, "N"):
             try parseName(line)
@@ -92,7 +80,7 @@ struct EvemuParser {
         case (.id, _):
             throw failure("expected 'I: <bus> <vendor> <product> <version>' after the name, got '\(Self.quoted(line))'")
         case (.events, "E"):
-            try parseEvent(line, fields)
+            return try parseEvent(line, fields)
         case (.events, _):
             throw failure("expected an event line \(Self.eventSyntax), got '\(Self.quoted(line))'")
         case (_, "P"):
@@ -109,10 +97,11 @@ struct EvemuParser {
             try parseState(line, fields)
         case (_, "E"):
             stage = .events
-            try parseEvent(line, fields)
+            return try parseEvent(line, fields)
         default:
             throw failure("expected a 'P:', 'B:', 'A:', 'L:', 'S:' or 'E:' line, got '\(Self.quoted(line))'")
         }
+        return nil
     }
 
     /// Moves to a later header section; going back is an error, because evemu stops reading
@@ -225,6 +214,9 @@ struct EvemuParser {
         guard values[0] <= values[1] else {
             throw failure("expected min <= max for axis \(name), got min \(values[0]) and max \(values[1])")
         }
+        guard values[0] < values[1] || !Self.positionAxes.contains(axis) else {
+            throw failure("expected min < max for position axis \(name), got min and max \(values[0])")
+        }
         axes[axis] = AxisInfo(minimum: values[0], maximum: values[1], fuzz: values[2], flat: values[3],
                               resolution: values.count == 5 ? values[4] : 0)
         axisLines[axis] = lineNumber
@@ -240,7 +232,7 @@ struct EvemuParser {
 
     // MARK: Events
 
-    mutating func parseEvent(_ line: String, _ fields: [Substring]) throws(RecordingError) {
+    mutating func parseEvent(_ line: String, _ fields: [Substring]) throws(RecordingError) -> InputEvent {
         // Anything after the four fields must be the `# EV_ABS / ...` comment evemu appends.
         if fields.count > 4, !fields[4].hasPrefix("#") {
             throw failure("expected \(Self.eventSyntax) and an optional '# comment', got '\(Self.quoted(line))'")
@@ -251,13 +243,16 @@ struct EvemuParser {
         guard let time = Self.timeStamp(fields[0]) else {
             throw failure("expected \(Self.eventSyntax) with a time of seconds and 6 digits of microseconds, got '\(Self.quoted(line))'")
         }
+        guard time.microseconds <= Int64(Self.maximumSeconds) * 1_000_000 + 999_999 else {
+            throw failure("expected a time of at most \(Self.maximumSeconds) seconds, got '\(Self.quoted(fields[0]))'")
+        }
         guard let type = Self.hex(fields[1], maxDigits: 4), let code = Self.hex(fields[2], maxDigits: 4) else {
             throw failure("expected \(Self.eventSyntax) with hex type and code, got '\(Self.quoted(line))'")
         }
         guard let value = Self.int32(fields[3]) else {
             throw failure("expected \(Self.eventSyntax) with a 32-bit decimal value, got '\(Self.quoted(line))'")
         }
-        events.append(InputEvent(time: time, type: UInt16(type), code: UInt16(code), value: value))
+        return InputEvent(time: time, type: UInt16(type), code: UInt16(code), value: value)
     }
 
     // MARK: Lexing
@@ -266,27 +261,36 @@ struct EvemuParser {
         RecordingError(file: file, line: lineNumber, message: message)
     }
 
+    // The lexing below works on UTF-8 bytes, not Characters: every token is ASCII, and a
+    // recording is millions of lines. Cuts fall next to ASCII bytes, so on scalar boundaries.
+
     static func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" }
+    static func isSpaceByte(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+    static func isDigitByte(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    static func isHexByte(_ b: UInt8) -> Bool {
+        isDigitByte(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+    }
 
     static func trimmed(_ s: String) -> String {
-        var chars = Substring(s)
-        while let last = chars.last, isSpace(last) { chars.removeLast() }
-        while let first = chars.first, isSpace(first) { chars.removeFirst() }
-        return String(chars)
+        let bytes = s.utf8
+        guard let first = bytes.firstIndex(where: { !isSpaceByte($0) }),
+              let last = bytes.lastIndex(where: { !isSpaceByte($0) }) else { return "" }
+        return String(Substring(bytes[first...last]))
     }
 
-    /// The whitespace-separated fields after a `X:` tag (evemu's scanf also allows `X:value`).
+    /// The whitespace-separated fields after a `X:` tag (evemu's scanf also allows `X:value`);
+    /// the tag must be ASCII.
     static func fields(afterTag line: String) -> [Substring] {
-        line.dropFirst(2).split(whereSeparator: isSpace)
+        line.utf8.dropFirst(2).split(whereSeparator: isSpaceByte).map { Substring($0) }
     }
 
-    /// The line as quoted in errors, shortened so a garbage line does not flood the log.
-    static func quoted(_ line: String) -> String {
-        line.count <= 100 ? line : String(line.prefix(97)) + "..."
+    /// The line as quoted in errors: escaped and shortened (see `echoed`).
+    static func quoted<S: StringProtocol>(_ line: S) -> String {
+        echoed(line, limit: 100)
     }
 
     static func hex(_ s: Substring, maxDigits: Int) -> Int? {
-        guard !s.isEmpty, s.count <= maxDigits, s.allSatisfy(\.isHexDigit) else { return nil }
+        guard !s.isEmpty, s.utf8.count <= maxDigits, s.utf8.allSatisfy(isHexByte) else { return nil }
         return Int(s, radix: 16)
     }
 
@@ -296,23 +300,23 @@ struct EvemuParser {
     }
 
     static func decimal(_ s: Substring) -> Int? {
-        guard !s.isEmpty, s.count <= 18, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !s.isEmpty, s.utf8.count <= 18, s.utf8.allSatisfy(isDigitByte) else { return nil }
         return Int(s)
     }
 
     /// A signed decimal as `%d` reads it, `-001` included; nil when it does not fit 32 bits.
     static func int32(_ s: Substring) -> Int32? {
-        var digits = s
+        var digits = s.utf8[...]
         var negative = false
-        if let sign = digits.first, sign == "-" || sign == "+" {
-            negative = sign == "-"
+        if let sign = digits.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            negative = sign == UInt8(ascii: "-")
             digits = digits.dropFirst()
         }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy(isDigitByte) else { return nil }
         // Leading zeros would otherwise count against the length limit below.
-        let significant = digits.drop(while: { $0 == "0" })
+        let significant = digits.drop(while: { $0 == UInt8(ascii: "0") })
         guard significant.count <= 10 else { return nil }
-        let magnitude = Int64(significant) ?? 0
+        let magnitude = significant.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
         let value = negative ? -magnitude : magnitude
         guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
         return Int32(value)
@@ -321,12 +325,12 @@ struct EvemuParser {
     /// `seconds.microseconds` with exactly six microsecond digits, as evemu writes them: a
     /// shorter fraction such as `0.1` means 1 us to evemu but 100 ms to a human, so it is refused.
     static func timeStamp(_ s: Substring) -> TimeStamp? {
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let seconds = decimal(parts[0]), parts[1].count == 6,
+        let parts = s.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { Substring($0) }
+        guard parts.count == 2, let seconds = decimal(parts[0]), parts[1].utf8.count == 6,
               let micros = decimal(parts[1]) else { return nil }
-        let (scaled, overflow) = Int64(seconds).multipliedReportingOverflow(by: 1_000_000)
-        guard !overflow else { return nil }
-        return TimeStamp(microseconds: scaled + Int64(micros))
+        // Well-formed but too late: the caller's bound check names the real problem.
+        guard seconds <= maximumSeconds else { return .distantFuture }
+        return TimeStamp(microseconds: Int64(seconds) * 1_000_000 + Int64(micros))
     }
 
     /// Indices of the set bits of little-endian mask bytes (bit 0 of byte 0 first).

@@ -88,7 +88,7 @@ public struct RecordingBuilder: Sendable {
         strokes.append(stroke)
     }
 
-    private static func micros(_ ms: Double) -> Int64 { Int64((ms * 1000).rounded()) }
+    private static func micros(_ ms: Double) -> Int64 { TimeStamp(milliseconds: ms).microseconds }
 
     /// Device units for a screen position: the inverse of the decoder's
     /// `value * pixels / (axisMax + 1)`, rounded, clamped to the axis.

@@ -76,6 +76,8 @@ public struct TouchDecoder: Sendable {
     }
 
     private static func makeTracker(device: TouchDeviceInfo, screen: PixelSize) -> any ContactTracker {
+        // An axis without a range maps every touch to one spot: better no touches than wrong ones.
+        if device.axisProblem != nil { return IdleTracker() }
         let axes = device.axes
         if device.isMultiTouch {
             let mapping = ScreenMapping(x: axes[EventCode.ABS_MT_POSITION_X], y: axes[EventCode.ABS_MT_POSITION_Y],
@@ -138,7 +140,9 @@ struct AxisMapping: Sendable {
         self.pixels = Double(pixels)
     }
 
-    func map(_ value: Int32) -> Double { Double(Int64(value) - minimum) * pixels / span }
+    /// Clamped to the panel: devices report values outside their own range (the kernel does
+    /// not check), and a touch off the screen would reach nothing but trouble.
+    func map(_ value: Int32) -> Double { min(max(Double(Int64(value) - minimum) * pixels / span, 0), pixels) }
 }
 
 struct ScreenMapping: Sendable {

@@ -46,6 +46,20 @@ public struct TouchDeviceInfo: Equatable, Sendable {
     }
     /// A direct device (touchscreen, not touchpad), per `INPUT_PROP_DIRECT`.
     public var isDirect: Bool { properties.contains(EventCode.INPUT_PROP_DIRECT) }
+
+    /// Why the position axes cannot be mapped onto a screen (one has min >= max), or nil.
+    /// Such a device is not used: every touch would land on one spot, or off the screen.
+    public var axisProblem: String? {
+        let positions: [(UInt16, String)] = [(EventCode.ABS_X, "ABS_X"), (EventCode.ABS_Y, "ABS_Y"),
+                                             (EventCode.ABS_MT_POSITION_X, "ABS_MT_POSITION_X"),
+                                             (EventCode.ABS_MT_POSITION_Y, "ABS_MT_POSITION_Y")]
+        for (code, name) in positions {
+            if let axis = axes[code], axis.minimum >= axis.maximum {
+                return "axis \(name) has no range (min \(axis.minimum), max \(axis.maximum))"
+            }
+        }
+        return nil
+    }
 }
 
 /// Bus type and ids of an input device (`struct input_id`), as udev and `lsusb` show them.

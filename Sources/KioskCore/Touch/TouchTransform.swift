@@ -21,7 +21,37 @@ public struct TouchTransform: Equatable, Sendable {
     public init(native: PixelSize, rotation: Int = 0, calibration: [Double] = TouchTransform.identityMatrix) {
         self.native = native
         self.rotation = [0, 90, 180, 270].contains(rotation) ? rotation : 0
-        self.calibration = calibration.count == 6 ? calibration : Self.identityMatrix
+        // The config already refuses such matrices; this keeps hand-built ones safe too.
+        self.calibration = Self.calibrationProblem(calibration) == nil ? calibration : Self.identityMatrix
+    }
+
+    /// Below this the matrix squeezes the screen onto (almost) a line: a 10x shrink on both axes.
+    public static let minimumDeterminant = 0.01
+
+    /// Why a calibration matrix cannot be used, or nil when it can: it needs six finite
+    /// numbers, must not squeeze the panel onto (almost) a line or a point, and must map
+    /// some of the panel onto the panel.
+    public static func calibrationProblem(_ m: [Double]) -> String? {
+        guard m.count == 6, m.allSatisfy(\.isFinite) else { return "expected 6 finite numbers" }
+        let determinant = m[0] * m[4] - m[1] * m[3]
+        guard abs(determinant) >= minimumDeterminant else {
+            return "the matrix maps the screen onto a line or a point (a*e - b*d is below \(minimumDeterminant))"
+        }
+        // The unit square's image is a parallelogram; by the separating axis theorem it misses
+        // the unit square exactly when the corners of one lie beyond an edge of the other.
+        // Touching along an edge counts as missing: every touch would clamp onto that edge.
+        let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+        let image = corners.map { (m[0] * $0.0 + m[1] * $0.1 + m[2], m[3] * $0.0 + m[4] * $0.1 + m[5]) }
+        // Axes: x, y, and the normals of the parallelogram's edges (images of the square's edges).
+        let axes = [(1.0, 0.0), (0.0, 1.0), (-m[3], m[0]), (-m[4], m[1])]
+        for axis in axes {
+            let a = corners.map { $0.0 * axis.0 + $0.1 * axis.1 }
+            let b = image.map { $0.0 * axis.0 + $0.1 * axis.1 }
+            if a.max()! <= b.min()! || b.max()! <= a.min()! {
+                return "the matrix maps the whole screen off the screen"
+            }
+        }
+        return nil
     }
 
     /// The size the game lays out for.
@@ -39,7 +69,8 @@ public struct TouchTransform: Equatable, Sendable {
         let calibrated = Vector2(c[0] * nx + c[1] * ny + c[2], c[3] * nx + c[4] * ny + c[5])
         let r = turn.gamePoint(ofPanel: calibrated, width: 1, height: 1)
         let size = logical
-        return Vector2(r.x * Double(size.width), r.y * Double(size.height))
+        // A calibration can push a touch past the edge; the game only knows the screen.
+        return Vector2(min(max(r.x, 0), 1) * Double(size.width), min(max(r.y, 0), 1) * Double(size.height))
     }
 
     /// The inverse of `apply` for rotation alone: where on the panel a game position is shown.
