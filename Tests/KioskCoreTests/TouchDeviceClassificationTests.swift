@@ -41,4 +41,17 @@ import Testing
         #expect(touched == (recording.device.touchProtocol != nil), "\(kind)")
         #expect(try s.gestures().isEmpty == !touched)
     }
+
+    /// A device that declares no button but sends BTN_TOUCH anyway is still no touch device:
+    /// the decoder follows the classification, not the events.
+    @Test func undeclaredButtonEventsMakeNoTouches() throws {
+        var s = EvemuScript(.axesOnly)
+        s.event(0, 3, 0x00, 500)
+        s.event(0, 3, 0x01, 500)
+        s.event(0, 1, 0x14a, 1)
+        s.syn(0)
+        s.event(80, 1, 0x14a, 0)
+        s.syn(80)
+        #expect(try s.gestures().isEmpty)
+    }
 }

@@ -75,31 +75,29 @@ public struct TouchDecoder: Sendable {
         return frames
     }
 
+    /// The tracker for the device's protocol, as `TouchDeviceInfo.touchProtocol` classifies it
+    /// (the one classification the evdev probe uses too).
     private static func makeTracker(device: TouchDeviceInfo, screen: PixelSize) -> any ContactTracker {
         // An axis without a range maps every touch to one spot: better no touches than wrong ones.
         if device.axisProblem != nil { return IdleTracker() }
         let axes = device.axes
-        if device.isMultiTouch {
+        switch device.touchProtocol {
+        case .multiTouchB?, .multiTouchA?:
             let mapping = ScreenMapping(x: axes[EventCode.ABS_MT_POSITION_X], y: axes[EventCode.ABS_MT_POSITION_Y],
                                         screen: screen)
             let pressure = axes[EventCode.ABS_MT_PRESSURE] != nil
             if let slotAxis = axes[EventCode.ABS_MT_SLOT] {
                 return SlotTracker(mapping: mapping, slotAxis: slotAxis, reportsPressure: pressure)
             }
-            return ReportTracker(mapping: mapping, button: touchButton(of: device), reportsPressure: pressure,
+            return ReportTracker(mapping: mapping, button: device.touchButton, reportsPressure: pressure,
                                  screen: screen)
+        case .singleTouch?, .absolutePointer?:
+            return PointerTracker(mapping: ScreenMapping(x: axes[EventCode.ABS_X], y: axes[EventCode.ABS_Y], screen: screen),
+                                  button: device.touchButton, reportsPressure: axes[EventCode.ABS_PRESSURE] != nil)
+        case nil:
+            // X/Y axes without a touch or left button: nothing says when a finger is down.
+            return IdleTracker()
         }
-        if let x = axes[EventCode.ABS_X], let y = axes[EventCode.ABS_Y] {
-            return PointerTracker(mapping: ScreenMapping(x: x, y: y, screen: screen), button: touchButton(of: device),
-                                  reportsPressure: axes[EventCode.ABS_PRESSURE] != nil)
-        }
-        return IdleTracker()
-    }
-
-    /// `BTN_TOUCH`, unless the device only has `BTN_LEFT` (absolute pointers such as QEMU's tablet).
-    private static func touchButton(of device: TouchDeviceInfo) -> UInt16 {
-        !device.keys.contains(EventCode.BTN_TOUCH) && device.keys.contains(EventCode.BTN_LEFT)
-            ? EventCode.BTN_LEFT : EventCode.BTN_TOUCH
     }
 }
 
