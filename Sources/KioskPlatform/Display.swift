@@ -5,6 +5,10 @@ import KioskRender
 ///
 /// The renderer draws into a `Frame` in ordinary memory; a display only copies the damaged
 /// rectangles out and never reads display memory back.
+///
+/// A display that loses the screen to another program (DRM master taken away) throws
+/// `DisplayError.lost` from `present` or `resume`, and `canPresent` stays false until a later
+/// `resume()` succeeds: stop presenting and retry `resume()` with backoff, then repaint in full.
 public protocol Display: AnyObject {
     /// Short name for status lines and logs (`virtual`, `drm:/dev/dri/card0 HDMI-A-1`).
     var name: String { get }
@@ -29,15 +33,36 @@ public protocol Display: AnyObject {
     func screenshot(to path: String) throws
     /// Puts the screen back as it was before the kiosk started.
     func restore()
+    /// Stops using the screen now, for a VT switch away: `canPresent` is false until `resume`.
+    func suspend()
+    /// Takes the screen back; the next `present` shows the whole frame (another program may have
+    /// changed the mode and what is on screen). Throws `DisplayError.lost` when refused.
+    func resume() throws
 }
 
 extension Display {
     /// Displays that never rotate.
     public var rotation: Int { 0 }
 
+    /// Displays nobody else can take (memory, fbdev without a master) keep drawing.
+    public func suspend() {}
+    public func resume() throws {}
+
     /// The panel's size in its own orientation: what touch devices span.
     public var nativeSize: PixelSize {
         rotation == 90 || rotation == 270 ? PixelSize(width: size.height, height: size.width) : size
+    }
+}
+
+/// The screen was taken away from a display that was working (DRM master lost or refused).
+public enum DisplayError: Error, CustomStringConvertible {
+    /// What was refused, and on which display.
+    case lost(String)
+
+    public var description: String {
+        switch self {
+        case .lost(let what): return "display lost: \(what)"
+        }
     }
 }
 
