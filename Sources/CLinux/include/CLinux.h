@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "CLinuxFB.h"
+#include "CLinuxVT.h"
 
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 static inline int CLinux_timerfd_create(void) {
