@@ -96,7 +96,8 @@ struct RunCommand: KioskCommand {
         options.seed = seed
         options.stats = args.has("stats")
         options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
-        let console = display is VirtualDisplay ? nil : try openConsole()
+        // Only DRM can give the screen up: fbdev would keep drawing over the other VT.
+        let console = display is DRMDisplay ? try openConsole(loop) : nil
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
@@ -105,7 +106,21 @@ struct RunCommand: KioskCommand {
     }
 
     /// The VT on standard input, when the kiosk runs on a Linux console.
-    static func openConsole() throws -> ConsoleOwner? { nil }
+    /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is
+    /// blocked first: the kernel may send it as soon as the VT is ours, and its default action
+    /// would end the process. Without a usable VT the kiosk still runs, without switching.
+    static func openConsole(_ loop: EventLoop) throws -> ConsoleOwner? {
+        try loop.watch(signal: VirtualTerminal.signal)
+        do {
+            guard let vt = try VirtualTerminal.open() else { return nil }
+            Console.log(.info, "\(vt.name): VT switching on signal \(vt.switchSignal)"
+                + (vt.isActive ? "" : " (not the active VT: waiting for it)"))
+            return vt
+        } catch {
+            Console.log(.warning, "no VT switching: \(error)")
+            return nil
+        }
+    }
 
     static func makeDisplay(_ spec: String, args: Arguments, settings: DisplaySettings) throws -> Display {
         let (kind, arg) = split(spec)

@@ -233,6 +233,13 @@ public final class DRMDevice {
         guard drmSetMaster(fd) == 0 else { throw DisplaySetupError.notMaster(path: path) }
     }
 
+    /// Gives up DRM master (for a VT switch), so the console or another program can drive the
+    /// card; nothing to do when not master.
+    public func dropMaster() throws {
+        guard isMaster else { return }
+        guard drmDropMaster(fd) == 0 else { throw SystemError("drmDropMaster", path) }
+    }
+
     public var supportsDumbBuffers: Bool {
         var value: UInt64 = 0
         return drmGetCap(fd, CDRM_CAP_DUMB_BUFFER, &value) == 0 && value != 0

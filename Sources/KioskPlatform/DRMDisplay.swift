@@ -8,6 +8,10 @@ import KioskCore
 /// The first present sets the mode (drmModeSetCrtc); later ones copy damage into the back
 /// buffer and flip with DRM_MODE_PAGE_FLIP_EVENT, and `canPresent` stays false until the
 /// event arrives. Where the driver refuses flips, every present uses drmModeSetCrtc instead.
+///
+/// `suspend()` (a VT switch away) drops DRM master; `resume()` takes it back and makes the next
+/// present a full mode set. A flip or mode set refused for want of master (EACCES, EPERM) throws
+/// `DisplayError.lost` and stops presenting until `resume()` succeeds.
 public final class DRMDisplay: Display {
     public let name: String
     /// The size the game lays out for: the mode, turned by `rotation`.
@@ -38,6 +42,10 @@ public final class DRMDisplay: Display {
     private var restored = false
     private var flipsWork = true
     private var flipPendingSince: TimeStamp?
+    /// Switched away (master dropped on purpose), or master taken or refused: no presenting.
+    private var suspended = false
+    private var masterLost = false
+    private var flipTimeouts = RateLimitedLog()
     private let flipResult: UnsafeMutablePointer<CDRM_flip_result>
     /// A flip event this late was lost (a driver bug): present again rather than freeze.
     private static let flipTimeoutMS = 500.0
@@ -136,10 +144,13 @@ public final class DRMDisplay: Display {
     }
 
     public var canPresent: Bool {
-        guard !restored else { return false }
+        guard !restored, !suspended, !masterLost else { return false }
         guard let since = flipPendingSince else { return true }
         if EventLoop.now().milliseconds(since: since) < Self.flipTimeoutMS { return false }
-        Console.errorLine("bubble-kiosk: \(name): no page-flip event after \(Int(Self.flipTimeoutMS)) ms, going on")
+        if flipTimeouts.note() {
+            Console.errorLine("bubble-kiosk: \(name): no page-flip event after \(Int(Self.flipTimeoutMS)) ms, "
+                + "going on (\(flipTimeouts.count) times)")
+        }
         flipPendingSince = nil
         return true
     }
@@ -153,11 +164,14 @@ public final class DRMDisplay: Display {
             // Drawing now would write into the buffer still on screen.
             throw SystemError("present", "\(name): a page flip is still pending", errno: EBUSY)
         }
+        // Switched away: the frame is shown in full on resume. Lost: only resume() helps.
+        guard !suspended else { return }
+        guard !masterLost else { throw DisplayError.lost("\(name): not DRM master; resume() first") }
         let bounds = frame.bounds
         guard modeIsSet else {
             // The whole picture into one buffer, then the mode set that puts it on screen.
             copy(frame, [bounds], into: buffers[0])
-            try device.setCrtc(crtcID, bufferID: buffers[0].fbID, connectorID: connector.id, mode: mode)
+            try setCrtc(buffers[0])
             modeIsSet = true
             modeSets += 1
             front = 0
@@ -177,15 +191,18 @@ public final class DRMDisplay: Display {
                 return
             }
             let code = errno
-            if code == EBUSY || code == EACCES {
-                // Transient (or we lost master on a VT switch): the back buffer keeps the frame.
+            if code == EACCES || code == EPERM {
+                throw lost(SystemError("drmModePageFlip", "\(name) CRTC \(crtcID)", errno: code))
+            }
+            if code == EBUSY {
+                // Transient: the back buffer keeps the frame.
                 throw SystemError("drmModePageFlip", "\(name) CRTC \(crtcID)", errno: code)
             }
             flipsWork = false
             Console.errorLine("bubble-kiosk: \(name): page flips refused (\(String(cString: strerror(code))), "
                 + "errno \(code)); showing each frame with drmModeSetCrtc")
         }
-        try device.setCrtc(crtcID, bufferID: buffers[back].fbID, connectorID: connector.id, mode: mode)
+        try setCrtc(buffers[back])
         front = back
         modeSets += 1
         onVisible?(EventLoop.now())
@@ -211,13 +228,45 @@ public final class DRMDisplay: Display {
         return shot
     }
 
+    /// Drops DRM master for a VT switch away, after the flip in flight (if any) completed, so
+    /// the console or the next VT's program can set its own mode. Only the first call acts.
+    public func suspend() {
+        guard !restored, !suspended else { return }
+        suspended = true
+        waitForPendingFlip()
+        do {
+            try device.dropMaster()
+        } catch {
+            Console.errorLine("bubble-kiosk: \(error)")
+        }
+    }
+
+    /// Becomes DRM master again and forgets what the screen showed: the next present sets the
+    /// mode with the whole frame. Throws `DisplayError.lost` while another program is master.
+    public func resume() throws {
+        guard !restored else { return }
+        if !device.isMaster && drmSetMaster(device.fd) != 0 {
+            let error = SystemError("drmSetMaster", "\(name) (another program owns the display)")
+            suspended = false
+            masterLost = true
+            throw DisplayError.lost("\(error)")
+        }
+        suspended = false
+        masterLost = false
+        flipPendingSince = nil
+        modeIsSet = false
+        front = 0
+        missed = [[], []]
+    }
+
     /// Puts the saved CRTC back with its framebuffer, position, mode and our connector (the
     /// kernel refuses a mode set without a connector), or turns it off if it was off. Safe to
     /// call more than once; only the first call acts.
     public func restore() {
         guard !restored else { return }
         restored = true
-        guard modeIsSet else { return }
+        // Switched away or lost: the screen is someone else's now, and not ours to change.
+        guard modeIsSet, !suspended, !masterLost else { return }
         waitForPendingFlip()
         do {
             if saved.bufferID != 0, let modeInfo = saved.mode {
@@ -230,6 +279,21 @@ public final class DRMDisplay: Display {
             // Closing the card still hands the screen back to the console (fbdev emulation).
             Console.errorLine("bubble-kiosk: restoring the screen: \(error)")
         }
+    }
+
+    /// A mode set of `buffer` on our CRTC; refused for want of master, the display is lost.
+    private func setCrtc(_ buffer: DumbBuffer) throws {
+        do {
+            try device.setCrtc(crtcID, bufferID: buffer.fbID, connectorID: connector.id, mode: mode)
+        } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
+            throw lost(error)
+        }
+    }
+
+    /// Marks master as lost (no presenting until `resume()`) and makes the error to throw.
+    private func lost(_ error: SystemError) -> DisplayError {
+        masterLost = true
+        return .lost("\(error)")
     }
 
     /// Some drivers refuse a mode set while a flip is queued: let it finish first (bounded).

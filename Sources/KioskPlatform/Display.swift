@@ -4,6 +4,10 @@ import KioskCore
 ///
 /// The renderer draws into a `PixelBuffer` in ordinary memory; a display only copies the damaged
 /// rectangles out and never reads display memory back (except for an occasional snapshot).
+///
+/// A display that loses the screen to another program (DRM master taken away) throws
+/// `DisplayError.lost` from `present` or `resume`, and `canPresent` stays false until a later
+/// `resume()` succeeds: stop presenting and retry `resume()` with backoff, then repaint in full.
 public protocol Display: AnyObject {
     /// Short name for status lines and logs (`virtual`, `drm:/dev/dri/card0 HDMI-A-1`).
     var name: String { get }
@@ -29,31 +33,36 @@ public protocol Display: AnyObject {
     func snapshot() -> PixelBuffer
     /// Puts the screen back as it was before the kiosk started.
     func restore()
-    /// Stops using the screen now (the VT is switched away): DRM drops master.
+    /// Stops using the screen now, for a VT switch away: `canPresent` is false until `resume`.
     func suspend()
-    /// Takes the screen back after `suspend` or a `DisplayLostError`; the next present must be a
-    /// full repaint. Throws while the screen cannot be had (another program holds DRM master).
+    /// Takes the screen back; the next `present` shows the whole frame (another program may have
+    /// changed the mode and what is on screen). Throws `DisplayError.lost` when refused.
     func resume() throws
-}
-
-/// The display is no longer ours (DRM master lost): `present` throws this until `resume` works.
-public struct DisplayLostError: Error, CustomStringConvertible {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
 }
 
 extension Display {
     /// Displays that never rotate.
     public var rotation: Int { 0 }
 
-    /// Displays without a master to lose (virtual, fbdev) keep drawing.
+    /// Displays nobody else can take (memory, fbdev without a master) keep drawing.
     public func suspend() {}
     public func resume() throws {}
 
     /// The panel's size in its own orientation: what touch devices span.
     public var nativeSize: PixelSize {
         (ScreenRotation(degrees: rotation) ?? .none).logicalSize(panel: size)
+    }
+}
+
+/// The screen was taken away from a display that was working (DRM master lost or refused).
+public enum DisplayError: Error, CustomStringConvertible {
+    /// What was refused, and on which display.
+    case lost(String)
+
+    public var description: String {
+        switch self {
+        case .lost(let what): return "display lost: \(what)"
+        }
     }
 }
 

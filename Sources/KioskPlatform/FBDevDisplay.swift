@@ -4,6 +4,9 @@ import KioskCore
 
 /// The fallback for boards without KMS: the legacy framebuffer (/dev/fbN), mapped and written
 /// directly. No page flips, so no tear-free guarantee; only damage is copied. 32 bpp XRGB only.
+///
+/// fbdev has no master to drop or take back: `suspend`/`resume` are the protocol's no-ops, so
+/// on a VT switch it would keep drawing over the console (the kiosk owns its VT with DRM only).
 public final class FBDevDisplay: Display {
     public let name: String
     /// The size the game lays out for: the visible resolution, turned by `rotation`.

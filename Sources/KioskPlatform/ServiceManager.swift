@@ -17,7 +17,7 @@ public final class SystemdNotifier: ServiceNotifier {
     public let watchdogIntervalMS: Double?
     /// Whether a supervisor listens (NOTIFY_SOCKET is set).
     public let isSupervised: Bool
-    private var failures = ReportThrottle()
+    private var failures = RateLimitedLog()
 
     public init() {
         isSupervised = getenv("NOTIFY_SOCKET") != nil

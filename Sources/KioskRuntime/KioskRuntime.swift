@@ -74,7 +74,7 @@ public final class KioskRuntime {
     private var lastFrameAt: TimeStamp?
     /// The scene last presented, to tell whether a paced-out frame still has something to show.
     private var lastScene: Scene?
-    private var presentFailures = ReportThrottle()
+    private var presentFailures = RateLimitedLog()
     private var lastScreen: KioskGame.Screen
 
     /// Whether the kiosk may draw: the VT can be switched away and DRM master lost.
@@ -176,7 +176,14 @@ public final class KioskRuntime {
             loop.arm(end, at: started.adding(milliseconds: d * 1000))
         }
         loop.onSignal = { [unowned self] signo in handle(signal: signo) }
-        if let console { try loop.watch(signal: console.switchSignal) }
+        if let console {
+            try loop.watch(signal: console.switchSignal)
+            if !console.isActive {
+                // Started on a VT that is not in front: wait for the switch to it.
+                display.suspend()
+                displayState = .switchedAway
+            }
+        }
         if let fd = display.eventFD {
             loop.add(fd: fd, name: display.name) { [unowned self] in display.handleEvents() }
         }
@@ -262,7 +269,7 @@ public final class KioskRuntime {
             lastFrameAt = now
             lastScene = scene
             presentFailures.reset()
-        } catch let error as DisplayLostError {
+        } catch let error as DisplayError {
             displayLost(error, at: now)
         } catch {
             // A failing display fails every frame: say so on the 1st, 2nd, 4th, 8th... time.
@@ -306,14 +313,17 @@ public final class KioskRuntime {
     private static let firstRetryMS = 250.0
     private static let longestRetryMS = 8000.0
 
-    private func displayLost(_ error: DisplayLostError, at now: TimeStamp) {
-        log(.error, "display \(display.name) lost: \(error); retrying")
+    private func displayLost(_ error: any Error, at now: TimeStamp) {
+        log(.error, "\(display.name): \(error); retrying")
+        forgetInputInFlight()
         displayState = .lost(since: now, retryMS: Self.firstRetryMS)
         loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
     }
 
     private func retryDisplay(at now: TimeStamp) {
         guard case .lost(let since, let retryMS) = displayState else { return }
+        // Switched away meanwhile: the switch back takes the display again.
+        if let console, !console.isActive { return }
         do {
             try display.resume()
             displayState = .showing
@@ -333,6 +343,13 @@ public final class KioskRuntime {
         renderer.invalidate()
         lastScene = nil
         lastFrameAt = nil
+    }
+
+    /// Input that arrived while nothing could be shown never reached the screen: no latency
+    /// sample for it.
+    private func forgetInputInFlight() {
+        unshownInput = nil
+        inFlightInput = nil
     }
 
     // MARK: signals
@@ -400,19 +417,28 @@ public final class KioskRuntime {
         switch console.handleSwitchSignal() {
         case .release:
             display.suspend()
-            console.acknowledgeRelease()
-            displayState = .switchedAway
-            log(.info, "VT switched away: display released, the game goes on")
+            forgetInputInFlight()
+            if console.acknowledgeRelease() {
+                displayState = .switchedAway
+                log(.info, "VT switched away: display released, the game goes on")
+            } else {
+                // No switch was pending (a stray signal): the screen is still ours.
+                takeDisplayBack(at: now)
+            }
         case .acquire:
             console.acknowledgeAcquire()
-            do {
-                try display.resume()
-                displayState = .showing
-                repaintAll()
-                log(.info, "VT back: display taken again")
-            } catch {
-                displayLost(DisplayLostError("\(error)"), at: now)
-            }
+            log(.info, "VT back: taking the display again")
+            takeDisplayBack(at: now)
+        }
+    }
+
+    private func takeDisplayBack(at now: TimeStamp) {
+        do {
+            try display.resume()
+            displayState = .showing
+            repaintAll()
+        } catch {
+            displayLost(error, at: now)
         }
     }
 

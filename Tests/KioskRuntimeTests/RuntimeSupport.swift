@@ -83,7 +83,7 @@ final class RuntimeHarness {
     }
 }
 
-/// A virtual display that can lose its "DRM master": presents throw `DisplayLostError` while
+/// A virtual display that can lose its "DRM master": presents throw `DisplayError.lost` while
 /// lost, and `resume` fails `refusals` times before it works.
 final class LosableDisplay: Display {
     let inner: VirtualDisplay
@@ -113,7 +113,7 @@ final class LosableDisplay: Display {
     }
 
     func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
-        if lost { throw DisplayLostError("master taken by another program") }
+        if lost { throw DisplayError.lost("master taken by another program") }
         presents.append(damage)
         presentTimes.append(clock.now)
         try inner.present(picture, damage: damage)
@@ -128,7 +128,7 @@ final class LosableDisplay: Display {
         resumeAttempts.append(clock.now)
         if refusals > 0 {
             refusals -= 1
-            throw DisplayLostError("master refused")
+            throw DisplayError.lost("master refused")
         }
         lost = false
     }
@@ -138,14 +138,22 @@ final class LosableDisplay: Display {
 final class FakeConsole: ConsoleOwner {
     var switchSignal: Int32 { SIGUSR2 }
     var next = VTSwitch.release
+    var isActive = true
+    /// False: a release signal with no switch pending.
+    var switchPending = true
     private(set) var calls: [String] = []
 
     func handleSwitchSignal() -> VTSwitch {
         calls.append("signal")
+        isActive = next == .acquire
         return next
     }
 
-    func acknowledgeRelease() { calls.append("release") }
+    func acknowledgeRelease() -> Bool {
+        calls.append("release")
+        if !switchPending { isActive = true }
+        return switchPending
+    }
     func acknowledgeAcquire() { calls.append("acquire") }
     func restore() { calls.append("restore") }
 }

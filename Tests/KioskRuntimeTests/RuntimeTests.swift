@@ -291,6 +291,42 @@ import Testing
     }
 }
 
+extension RuntimeDisplayLossTests {
+    /// A release signal with no switch pending (sent by `kill`): the screen stays ours.
+    @Test func aStrayReleaseSignalKeepsTheScreen() throws {
+        let console = FakeConsole()
+        console.switchPending = false
+        var made: LosableDisplay?
+        let h = try RuntimeHarness(display: { clock in
+            made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
+            return made!
+        }, console: console)
+        try h.run(ms: 100)
+        h.loop.deliver(signal: SIGUSR2)
+        #expect(console.calls == ["signal", "release"])
+        #expect(h.runtime.displayState == .showing)
+        h.advance(ms: 50)
+        #expect(made!.presents.last == [PixelRect(x: 0, y: 0, width: 320, height: 200)], "repainted in full")
+    }
+
+    /// Started on a VT that is not in front: nothing is drawn until the switch to it.
+    @Test func startingOnAHiddenVTWaitsForIt() throws {
+        let console = FakeConsole()
+        console.isActive = false
+        var made: LosableDisplay?
+        let h = try RuntimeHarness(display: { clock in
+            made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
+            return made!
+        }, console: console)
+        try h.run(ms: 1000)
+        #expect(made!.presents.isEmpty && made!.suspended == 1)
+        console.next = .acquire
+        h.loop.deliver(signal: SIGUSR2)
+        h.advance(ms: 50)
+        #expect(made!.presents.count == 1)
+    }
+}
+
 /// What the service manager hears: ready after the first frame, what the kiosk does, the
 /// watchdog from the loop, reloads.
 @Suite struct RuntimeServiceTests {

@@ -13,7 +13,9 @@
 #   --seed N        the round's seed (default 7); --pop K: bubbles popped per rotation (default 4)
 # Scenarios (Tests/vm/e2e/scenario.sh), in one boot: at rotation 0, 90, 180 and 270 tap Start
 # and pop the first K bubbles (rotation 0 then pops the rest: round over, with the bonus);
-# unplug the touchscreen mid-drag and play on a second one; the console is back at the end.
+# unplug the touchscreen mid-drag and play on a second one; on tty1, switch VTs away and back
+# (at rest, and while the game goes on), pop a bubble, and recover after another program held
+# DRM master meanwhile; the console is back at the end.
 # Ends with "e2e-test: N passed, N failed"; exit 0 only when nothing failed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
         --verbose) verbose=; export VM_VERBOSE=1; shift ;;
         --seed) seed=$2; shift 2 ;;
         --pop) pops=$2; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done
@@ -35,7 +37,7 @@ case "$seed$pops" in *[!0-9]*) vm_die "--seed and --pop take numbers" ;; esac
 work=$(vm_workdir "$work" e2e)
 t0=$(vm_now)
 
-vm_need_pkgs python3
+vm_need_pkgs python3 gcc libc6-dev libdrm-dev pkg-config
 "$VM_DIR/kernel.sh" > /dev/null
 t_kernel=$(vm_elapsed "$t0")
 
@@ -89,12 +91,19 @@ bubbles drag "$work/rot0.state.json" "$dragged" 0 > "$gen/unplug-drag.events"
     > "$work/unplug-b.evemu"
 events "$work/unplug-b.evemu" > "$gen/unplug-b.events"
 bubbles expect "$work/rot0.state.json" $unplug_pops | sed 's/^/unplug_/' >> "$work/expected.sh"
+# VT switching: after the switches, a touch pops bubble 0. drmcheck (the selftest's DRM client)
+# is the other program that takes DRM master while the kiosk is switched away.
+"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop 1 --no-start \
+    > "$work/vt-pop.evemu"
+events "$work/vt-pop.evemu" > "$gen/vt-pop.events"
+bubbles expect "$work/rot0.state.json" 1 | sed 's/^/vt_/' >> "$work/expected.sh"
+gcc -O2 -Wall -o "$work/drmcheck" "$VM_DIR/selftest/drmcheck.c" $(pkg-config --cflags --libs libdrm)
 . "$work/expected.sh"
 t_gen=$(vm_elapsed "$t0")
 
 vm_test_files "$gen"/*
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$VM_DIR/e2e/scenario.sh" \
-    --binary "$binary" "${VM_FILES[@]}"
+    --binary "$binary" --binary "$work/drmcheck" "${VM_FILES[@]}"
 t_initrd=$(vm_elapsed "$t0")
 
 out=$work/out
@@ -159,13 +168,64 @@ vm_check_show "unplug: bubbles 0-$((unplug_pops - 1)) gone, the rest (bubble $dr
     shown unplug-end "$work/rot0.state.json" 0 "$(first_ids $unplug_pops)"
 vm_check "unplug: exits 0 on SIGTERM" exited_ok unplug
 vm_check "unplug: no crash" no_crash unplug
+
+# frames_at CHECKPOINT: the frame count in the status line reported there.
+frames_at() { grep -E "^E2E-STATUS $1 " "$VM_LOG" | tail -n1 | sed -nE 's/.* frames=([0-9]+) .*/\1/p'; }
+wakeups_at() { grep -E "^E2E-STATUS $1 " "$VM_LOG" | tail -n1 | sed -nE 's/.* wakeups=([0-9]+).*/\1/p'; }
+vt_is() { vm_has "^E2E-VT $1 tty=$2(\\s|\$)"; }   # serial lines may end in CR
+# same_frames A B: no frame drawn between checkpoints A and B; more_frames A B: some were.
+same_frames() { [ -n "$(frames_at "$1")" ] && [ "$(frames_at "$1")" = "$(frames_at "$2")" ]; }
+more_frames() { [ -n "$(frames_at "$1")" ] && [ -n "$(frames_at "$2")" ] && [ "$(frames_at "$2")" -gt "$(frames_at "$1")" ]; }
+one_more_frame() { [ -n "$(frames_at "$1")" ] && [ "$(frames_at "$2")" = "$(( $(frames_at "$1") + 1 ))" ]; }
+no_frames_away() { same_frames vt-back-idle vt-away-1 && same_frames vt-away-1 vt-away-2; }
+away_wakeups() {   # wake-ups between the two status lines taken while away (one second apart)
+    local a b; a=$(wakeups_at vt-away-1) b=$(wakeups_at vt-away-2)
+    [ -n "$a" ] && [ -n "$b" ] && echo $((b - a))
+}
+stolen() { vt_is away-steal tty2 && vt_is back-stolen tty1 && vm_in_order drmcheck '^SELFTEST-DRM ok'; }
+start_screen='--region 0,0,100%,100%=141F33@0.9'   # the start screen: background, the title and button
+
+vm_check "vt: tty1 is the foreground VT at boot" vt_is boot tty1
+vm_check "vt: the kiosk starts on tty1 and shows the start screen" status_is vt-start 'screen=start '
+vm_check "vt: chvt 2 completes (the kiosk let go of tty1)" vt_is away-idle tty2
+vm_check "vt: switched away, the console shows, not the game" vm_dump vt-away-idle --expect console
+vm_check "vt: chvt 1 completes" vt_is back-idle tty1
+vm_check "vt: back at rest, the start screen is on screen again (repainted in full)" \
+    vm_dump vt-back-idle --expect graphics $start_screen
+vm_check "vt: exactly one frame for the way back at rest (frames $(frames_at vt-start) -> $(frames_at vt-back-idle))" \
+    one_more_frame vt-start vt-back-idle
+vm_check "vt: away, a tap on Start still plays (the game goes on): screen=playing" \
+    status_is vt-away-1 'screen=playing score=0 '
+vm_check "vt: away, no frame is drawn (frames $(frames_at vt-back-idle), $(frames_at vt-away-1), $(frames_at vt-away-2))" \
+    no_frames_away
+vm_check "vt: away, the kiosk sleeps ($(away_wakeups) wake-ups in a second, at most 4)" \
+    test "$(away_wakeups || echo 99)" -le 4
+vm_check "vt: away while playing, the console shows" vm_dump vt-away --expect console
+vm_check "vt: chvt 1 completes again" vt_is back tty1
+vm_check "vt: back, frames are drawn again" more_frames vt-away-2 vt-back
+vm_check_show "vt: back, the round started while away is on screen in full (all bubbles where state puts them)" \
+    shown vt-back "$work/rot0.state.json" 0 ""
+vm_check "vt: after the switches a touch pops bubble 0: score=$vt_SCORE bubbles=$vt_REMAINING/$vt_TOTAL" \
+    status_is vt-pop "screen=playing score=$vt_SCORE bubbles=$vt_REMAINING/$vt_TOTAL input=evdev:all\(1\)"
+vm_check_show "vt: bubble 0 gone on screen, the rest shown" shown vt-pop "$work/rot0.state.json" 0 0
+vm_check "vt: drmcheck took DRM master while the kiosk was away, then tty1 came back" stolen
+vm_check "vt: back on tty1 while drmcheck is master: drmcheck's picture stays (red|blue)" \
+    vm_dump vt-stolen --expect graphics --at 25%,50%=FF0000 --at 75%,50%=0000FF
+vm_check "vt: the kiosk is refused master and says the display is lost" \
+    vm_in_order vt 'display lost: .*drmSetMaster'
+vm_check "vt: drmcheck gone, the kiosk retries, gets master back and draws" more_frames vt-stolen vt-recovered
+vm_check_show "vt: recovered, the game is on screen in full again (bubble 0 still popped)" \
+    shown vt-recovered "$work/rot0.state.json" 0 0
+vm_check "vt: exits 0 on SIGTERM" exited_ok vt
+vm_check "vt: no crash, no restore error" no_crash vt
+vm_check "vt: tty1 is the foreground VT after the run" vt_is after tty1
 vm_check "after the last run: the text console is back" vm_dump after-all --expect console
 
 vm_png_copies
 echo "--- status at each checkpoint"
 grep -E '^E2E-STATUS ' "$VM_LOG" | sed 's/^E2E-STATUS /  /' || true
 echo "--- input-to-screen latency on bochs-drm (evdev event time to page flip), per run"
-for run in rot0 rot90 rot180 rot270 unplug; do
+for run in rot0 rot90 rot180 rot270 unplug vt; do
     printf '  %-7s %s\n' "$run" "$(vm_lines "$run" | grep -E '^stats:' | tail -n1)"
 done
 echo "--- guest steps (uptime in s)"

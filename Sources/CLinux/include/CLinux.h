@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "CLinuxFB.h"
+#include "CLinuxVT.h"
 
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 static inline int CLinux_timerfd_create(void) {
@@ -42,9 +43,6 @@ static inline int CLinux_signalfd_set(int fd, const int *signals, int count) {
 /// Ignores SIGPIPE: a closed pipe on standard output (`run --status | head -1`) then fails the
 /// write with EPIPE instead of killing the kiosk with its display unrestored.
 static inline int CLinux_ignore_sigpipe(void) { return signal(SIGPIPE, SIG_IGN) == SIG_ERR ? -1 : 0; }
-
-/// The first real-time signal (a macro in C): free for the kiosk's own use, such as VT switches.
-static inline int CLinux_sigrtmin(void) { return SIGRTMIN; }
 
 /// Reads one pending signal number from a signalfd, or -1.
 static inline int CLinux_signalfd_read(int fd) {

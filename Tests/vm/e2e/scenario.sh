@@ -7,17 +7,19 @@
 #   E2E-STATUS NAME LINE       the kiosk's latest status line at checkpoint NAME
 #   E2E-DEVICE NAME NODE       a touchscreen was created
 #   E2E-EXIT RUN rc=N          how a kiosk run ended (SIGTERM: 0 expected)
+#   E2E-VT NAME tty=ttyN       the active VT at checkpoint NAME
 #   RUN| ...                   the kiosk's own output for run RUN
 #   E2E-WAIT timeout ...       something the scenario waited for did not happen
 
 VM_TAG=E2E
 . /usr/lib/vm-guest.sh   # say, step, wait_for, new_device, unplug, finish...: Tests/vm/guest-lib.sh
 
-# kiosk RUN CONFIG: the kiosk on DRM with evdev input in the background, output in /tmp/RUN.log;
+# kiosk RUN CONFIG [TTY]: the kiosk on DRM with evdev input in the background, output in
+# /tmp/RUN.log, stdin from TTY (a VT makes it take part in VT switching; default /dev/null);
 # returns once it uses a touchscreen (when one is plugged in) and shows the start screen.
 kiosk() {
     bubble-kiosk run --display drm --input evdev --seed "$SEED" --status --stats --config "$2" \
-        > "/tmp/$1.log" 2>&1 &
+        < "${3:-/dev/null}" > "/tmp/$1.log" 2>&1 &
     kiosk_pid=$!
     wait_for "/tmp/$1.log" '^t=[0-9]+s .*screen=start' 30
 }
@@ -35,6 +37,29 @@ play() {
     step "$1" play "$2"
     evemu-play "$dev_node" < "$2" || say WAIT "evemu-play $2 failed"
     sleep 1.5
+}
+
+# frames RUN: the frame count of RUN's latest status line.
+frames() { grep -E '^t=' "/tmp/$1.log" | tail -n1 | sed -E 's/.* frames=([0-9]+) .*/\1/'; }
+
+# drawn RUN N: waits (5 s at most) until a status line of RUN shows more than N frames: the
+# kiosk has drawn again (the first frame after a switch renders every sprite anew, which
+# takes a while under TCG).
+drawn() {
+    _vm_n=0
+    while [ "$(frames "$1")" -le "$2" ]; do
+        _vm_n=$((_vm_n + 1))
+        [ $_vm_n -gt 50 ] && { say WAIT "timeout: no frame after frame $2 in /tmp/$1.log"; return 1; }
+        sleep 0.1
+    done
+}
+
+# switch_vt N NAME: chvt N (it waits until the switch is done, which takes the kiosk's
+# acknowledgement when it leaves or enters tty1), then reports the active VT.
+switch_vt() {
+    step vt "chvt $1"
+    timeout 10 chvt "$1" || say WAIT "chvt $1 failed or hung (rc=$?)"
+    say VT "$2 tty=$(cat /sys/class/tty/tty0/active)"
 }
 
 . /test/params   # SEED
@@ -82,7 +107,70 @@ status unplug unplug-end
 finish unplug
 unplug "$dev_pid"
 
-# --- 3: the console is back after the last run ----------------------------------------------
+# --- 3: VT switching: the kiosk on tty1 lets go of the screen and takes it back -----------
+# Nothing in /init touches the VTs: tty1 is the kernel's foreground VT at boot (the serial
+# console is ttyS0). The kiosk gets tty1 as stdin, as a systemd unit with TTYPath= would.
+step vt
+say VT "boot tty=$(cat /sys/class/tty/tty0/active)"
+printf '\n\n  bubble-kiosk e2e: tty2, shown while the kiosk is switched away\n' > /dev/tty2
+new_device c /test/touch.desc
+kiosk vt /test/rot0.conf /dev/tty1
+wait_for /tmp/vt.log "input: using $dev_node" 5
+# The start screen is drawn once and then rests: the latest status line will do.
+say STATUS "vt-start $(grep -E '^t=' /tmp/vt.log | tail -n1)"
+# a) At rest on the start screen: away (the console shows) and back. Nothing changed, so only
+#    the full repaint on the way back can put the game on screen again.
+before=$(frames vt)
+switch_vt 2 away-idle
+sleep 0.3
+vm-screendump vt-away-idle
+switch_vt 1 back-idle
+drawn vt "$before"
+vm-screendump vt-back-idle
+status vt vt-back-idle
+# b) Away while the game goes on: Start is tapped on the hidden screen; no frame is drawn.
+switch_vt 2 away
+evemu-play "$dev_node" < /test/unplug-start.events
+wait_for /tmp/vt.log '^t=.*screen=playing' 10
+status vt vt-away-1
+status vt vt-away-2
+vm-screendump vt-away
+before=$(frames vt)
+switch_vt 1 back
+drawn vt "$before"
+sleep 0.3
+vm-screendump vt-back
+status vt vt-back
+# c) Touch still works after the switches: pop bubble 0.
+play vt /test/vt-pop.events
+vm-screendump vt-pop
+status vt vt-pop
+# d) Master taken meanwhile: drmcheck becomes master while the kiosk is away, so the kiosk
+#    is refused on the way back and retries; once drmcheck is gone it recovers and repaints.
+switch_vt 2 away-steal
+drmcheck 60 > /tmp/drmcheck.log 2>&1 &
+stealer=$!
+wait_for /tmp/drmcheck.log '^SELFTEST-DRM ok' 20
+switch_vt 1 back-stolen
+sleep 0.5
+vm-screendump vt-stolen
+# No frame is drawn while refused: the latest status line will do (no need to wait for one).
+say STATUS "vt-stolen $(grep -E '^t=' /tmp/vt.log | tail -n1)"
+before=$(frames vt)
+kill "$stealer"
+wait "$stealer" 2>/dev/null
+step vt drmcheck gone
+show drmcheck /tmp/drmcheck.log
+# The kiosk draws again once its retry gets master: the frame count moves on.
+drawn vt "$before"
+sleep 0.3
+vm-screendump vt-recovered
+say STATUS "vt-recovered $(grep -E '^t=' /tmp/vt.log | tail -n1)"
+finish vt
+unplug "$dev_pid"
+say VT "after tty=$(cat /sys/class/tty/tty0/active)"
+
+# --- 4: the console is back after the last run ----------------------------------------------
 sleep 0.5
 vm-screendump after-all
 step done
