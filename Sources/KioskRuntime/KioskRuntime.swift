@@ -42,14 +42,14 @@ public final class KioskRuntime {
     public let input: TouchInput
     public let options: Options
     /// The settings in force (after reloads: what could change while running).
-    public private(set) var settings: Settings
-    public private(set) var session: KioskSession
+    public internal(set) var settings: Settings
+    public internal(set) var session: KioskSession
     let renderer: SceneRenderer
     var builder: SceneBuilder
     /// Panel coordinates to game coordinates: calibration, then the display's rotation.
-    private(set) var touchTransform: TouchTransform
+    var touchTransform: TouchTransform
     /// Reads the configuration again for SIGHUP (the same files as at start).
-    private let loadConfig: () -> ConfigResult
+    let loadConfig: () -> ConfigResult
     /// Where log lines go (standard error, with journal levels, unless a test listens).
     public var log: (Console.Level, String) -> Void = { Console.log($0, $1) }
     /// Where status and stats lines go (standard output unless a test listens).
@@ -59,23 +59,23 @@ public final class KioskRuntime {
     /// The service manager (systemd), told when the kiosk is ready, what it does, and that the
     /// loop is alive.
     let notifier: ServiceNotifier?
-    private var readySent = false
-    private var lastStatus: String?
+    var readySent = false
+    var lastStatus: String?
 
     // Timers.
-    private var sessionTimer: EventLoop.TimerID!
-    private var frameTimer: EventLoop.TimerID!
-    private var inputTimer: EventLoop.TimerID!
-    private var displayRetryTimer: EventLoop.TimerID!
+    var sessionTimer: EventLoop.TimerID!
+    var frameTimer: EventLoop.TimerID!
+    var inputTimer: EventLoop.TimerID!
+    var displayRetryTimer: EventLoop.TimerID!
 
     // Frames.
     private(set) var started = TimeStamp.zero
     public private(set) var frames = 0
-    private var lastFrameAt: TimeStamp?
+    var lastFrameAt: TimeStamp?
     /// The scene last presented, to tell whether a paced-out frame still has something to show.
-    private var lastScene: Scene?
-    private var presentFailures = RateLimitedLog()
-    private var lastScreen: KioskGame.Screen
+    var lastScene: Scene?
+    var presentFailures = RateLimitedLog()
+    var lastScreen: KioskGame.Screen
 
     /// Whether the kiosk may draw: the VT can be switched away and DRM master lost.
     public enum DisplayState: Equatable, Sendable {
@@ -85,12 +85,12 @@ public final class KioskRuntime {
         /// Master was lost some other way: `resume` is retried with backoff.
         case lost(since: TimeStamp, retryMS: Double)
     }
-    public private(set) var displayState = DisplayState.showing
+    public internal(set) var displayState = DisplayState.showing
 
     /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
     /// way to the screen, and the measured samples in milliseconds (the latest 4096).
-    private var unshownInput: TimeStamp?
-    private var inFlightInput: TimeStamp?
+    var unshownInput: TimeStamp?
+    var inFlightInput: TimeStamp?
     public private(set) var latencies = SampleRing(capacity: 4096)
 
     /// - Parameters:
@@ -204,7 +204,7 @@ public final class KioskRuntime {
 
     // MARK: input and events
 
-    private func deliver(_ frame: TouchFrame) {
+    func deliver(_ frame: TouchFrame) {
         if unshownInput == nil { unshownInput = frame.time }
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
@@ -212,7 +212,7 @@ public final class KioskRuntime {
     }
 
     /// Fans the game's events out, then a screen change if there was one.
-    private func emit(_ events: [GameEvent], at time: TimeStamp) {
+    func emit(_ events: [GameEvent], at time: TimeStamp) {
         for e in events { notify(.game(e), at: time) }
         let screen = session.game.screen
         if screen != lastScreen {
@@ -221,7 +221,7 @@ public final class KioskRuntime {
         }
     }
 
-    private func notify(_ event: KioskEvent, at time: TimeStamp) {
+    func notify(_ event: KioskEvent, at time: TimeStamp) {
         for observer in observers { observer(event, time) }
     }
 
@@ -243,7 +243,7 @@ public final class KioskRuntime {
     }
 
     /// Renders and presents if a frame is due; returns when to try again if it is paced out.
-    private func draw(_ now: TimeStamp) -> TimeStamp? {
+    func draw(_ now: TimeStamp) -> TimeStamp? {
         guard display.canPresent else {
             // A flip is on its way; its event wakes the loop. Look again soon in case it is lost.
             return now.adding(milliseconds: 50)
@@ -280,200 +280,6 @@ public final class KioskRuntime {
             renderer.invalidate()
         }
         return nil
-    }
-
-    /// What the kiosk does, in a few words for `systemctl status`.
-    public var serviceStatus: String {
-        switch displayState {
-        case .lost: return "display lost"
-        case .switchedAway: return "VT switched away"
-        case .showing: break
-        }
-        if input.deviceCount == 0 { return "waiting for a touchscreen" }
-        let game = session.game
-        switch game.screen {
-        case .start: return "start screen"
-        case .playing(demo: true): return "demo"
-        case .playing(demo: false): return "playing, score \(game.round?.score ?? 0)"
-        case .roundOver: return "round over, score \(game.round?.score ?? 0)"
-        }
-    }
-
-    /// Sends `STATUS=` when it changed (after READY: before it, systemd shows "activating").
-    private func reportStatus() {
-        guard readySent else { return }
-        let status = serviceStatus
-        guard status != lastStatus else { return }
-        lastStatus = status
-        notifier?.notify("STATUS=\(status)")
-    }
-
-    // MARK: losing the display
-
-    private static let firstRetryMS = 250.0
-    private static let longestRetryMS = 8000.0
-
-    private func displayLost(_ error: any Error, at now: TimeStamp) {
-        log(.error, "\(display.name): \(error); retrying")
-        forgetInputInFlight()
-        displayState = .lost(since: now, retryMS: Self.firstRetryMS)
-        loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
-    }
-
-    private func retryDisplay(at now: TimeStamp) {
-        guard case .lost(let since, let retryMS) = displayState else { return }
-        // Switched away meanwhile: the switch back takes the display again.
-        if let console, !console.isActive { return }
-        do {
-            try display.resume()
-            displayState = .showing
-            repaintAll()
-            let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
-            log(.notice, "display \(display.name) is back after \(seconds) s")
-        } catch {
-            let next = min(retryMS * 2, Self.longestRetryMS)
-            displayState = .lost(since: since, retryMS: next)
-            loop.arm(displayRetryTimer, at: now.adding(milliseconds: next))
-        }
-    }
-
-    /// The screen's contents are unknown (another program drew, or the mode was set again):
-    /// the next frame repaints all of it, at once.
-    private func repaintAll() {
-        renderer.invalidate()
-        lastScene = nil
-        lastFrameAt = nil
-    }
-
-    /// Input that arrived while nothing could be shown never reached the screen: no latency
-    /// sample for it.
-    private func forgetInputInFlight() {
-        unshownInput = nil
-        inFlightInput = nil
-    }
-
-    // MARK: signals
-
-    /// What each watched signal does: stop, reload, screenshot, or a VT switch.
-    public func handle(signal signo: Int32) {
-        switch signo {
-        case SIGINT, SIGTERM, SIGQUIT:
-            log(.notice, "signal \(signo), stopping")
-            notifier?.notify("STOPPING=1")
-            loop.stop()
-        case SIGHUP:
-            reload()
-        case SIGUSR1:
-            writeScreenshot(screenshotPath)
-        case console?.switchSignal:
-            switchVT(at: loop.now)
-        default:
-            break
-        }
-    }
-
-    /// Reads the configuration again; a file with errors keeps every running setting.
-    public func reload() {
-        notifier?.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.now().microseconds)")
-        defer { notifier?.notify("READY=1\nSTATUS=\(serviceStatus)") }
-        let result = loadConfig()
-        for d in result.diagnostics { log(d.severity == .error ? .error : .warning, "\(d)") }
-        if result.hasErrors {
-            log(.error, "reload refused: the configuration has errors; keeping the running settings")
-            return
-        }
-        let changes = ReloadPolicy.changes(from: settings, to: result.settings)
-        settings = ReloadPolicy.merged(settings, result.settings, upTo: .nextRound)
-        session.reload(settings)
-        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
-                                        calibration: settings.input.calibration)
-        log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
-    }
-
-    /// Where SIGUSR1 writes its screenshot.
-    public var screenshotPath: String {
-        if let path = settings.operator.screenshotPath { return path }
-        guard let dir = options.stateDirectory, !dir.isEmpty else { return "screenshot.png" }
-        return dir.hasSuffix("/") ? dir + "screenshot.png" : dir + "/screenshot.png"
-    }
-
-    /// Writes what the screen shows as PNG, atomically (a reader never sees half a file).
-    public func writeScreenshot(_ path: String) {
-        let tmp = path + ".tmp.\(getpid())"
-        do {
-            try PNGWriter.writePNG(display.snapshot(), to: tmp)
-            try retryingInterrupts("rename", path) { rename(tmp, path) }
-            if !path.isEmpty && path == screenshotPath { log(.info, "screenshot written to \(path)") }
-        } catch {
-            unlink(tmp)
-            log(.error, "screenshot \(path): \(error)")
-        }
-    }
-
-    // MARK: the VT
-
-    private func switchVT(at now: TimeStamp) {
-        guard let console else { return }
-        switch console.handleSwitchSignal() {
-        case .release:
-            display.suspend()
-            forgetInputInFlight()
-            if console.acknowledgeRelease() {
-                displayState = .switchedAway
-                log(.info, "VT switched away: display released, the game goes on")
-            } else {
-                // No switch was pending (a stray signal): the screen is still ours.
-                takeDisplayBack(at: now)
-            }
-        case .acquire:
-            console.acknowledgeAcquire()
-            log(.info, "VT back: taking the display again")
-            takeDisplayBack(at: now)
-        }
-    }
-
-    private func takeDisplayBack(at now: TimeStamp) {
-        do {
-            try display.resume()
-            displayState = .showing
-            repaintAll()
-        } catch {
-            displayLost(error, at: now)
-        }
-    }
-
-    // MARK: reporting
-
-    /// The `--status` line.
-    public func statusLine(_ now: TimeStamp) -> String {
-        let game = session.game
-        let screen: String
-        switch game.screen {
-        case .start: screen = "start"
-        case .playing(let demo): screen = demo ? "demo" : "playing"
-        case .roundOver: screen = "round-over"
-        }
-        let round = game.round
-        let live = round?.remaining ?? 0
-        let total = round?.bubbles.count ?? 0
-        let t = Int(now.milliseconds(since: started) / 1000)
-        var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
-            + "input=\(input.name) display=\(display.name) wakeups=\(loop.wakeups)"
-        switch displayState {
-        case .showing: break
-        case .switchedAway: line += " display_state=vt-away"
-        case .lost: line += " display_state=lost"
-        }
-        return line
-    }
-
-    /// The `--stats` line printed at exit.
-    public func statsLine() -> String {
-        let samples = latencies.samples
-        let timing = Timing(samples)
-        func ms(_ v: Double) -> String { samples.isEmpty ? "-" : String((v * 100).rounded() / 100) }
-        return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(ms(timing.median)) "
-            + "p95=\(ms(timing.p95)) max=\(ms(samples.max() ?? 0)) samples=\(samples.count)"
     }
 
     /// The exit path: the last screenshot, the display and the console given back, stats.

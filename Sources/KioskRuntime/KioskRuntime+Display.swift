@@ -1,0 +1,81 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+import KioskRender
+
+/// Losing the display and getting it back: DRM master taken away, the VT switched.
+extension KioskRuntime {
+    static let firstRetryMS = 250.0
+    static let longestRetryMS = 8000.0
+
+    func displayLost(_ error: any Error, at now: TimeStamp) {
+        log(.error, "\(display.name): \(error); retrying")
+        forgetInputInFlight()
+        displayState = .lost(since: now, retryMS: Self.firstRetryMS)
+        loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
+    }
+
+    func retryDisplay(at now: TimeStamp) {
+        guard case .lost(let since, let retryMS) = displayState else { return }
+        // Switched away meanwhile: the switch back takes the display again.
+        if let console, !console.isActive { return }
+        do {
+            try display.resume()
+            displayState = .showing
+            repaintAll()
+            let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
+            log(.notice, "display \(display.name) is back after \(seconds) s")
+        } catch {
+            let next = min(retryMS * 2, Self.longestRetryMS)
+            displayState = .lost(since: since, retryMS: next)
+            loop.arm(displayRetryTimer, at: now.adding(milliseconds: next))
+        }
+    }
+
+    /// The screen's contents are unknown (another program drew, or the mode was set again):
+    /// the next frame repaints all of it, at once.
+    func repaintAll() {
+        renderer.invalidate()
+        lastScene = nil
+        lastFrameAt = nil
+    }
+
+    /// Input that arrived while nothing could be shown never reached the screen: no latency
+    /// sample for it.
+    func forgetInputInFlight() {
+        unshownInput = nil
+        inFlightInput = nil
+    }
+
+    // MARK: the VT
+
+    func switchVT(at now: TimeStamp) {
+        guard let console else { return }
+        switch console.handleSwitchSignal() {
+        case .release:
+            display.suspend()
+            forgetInputInFlight()
+            if console.acknowledgeRelease() {
+                displayState = .switchedAway
+                log(.info, "VT switched away: display released, the game goes on")
+            } else {
+                // No switch was pending (a stray signal): the screen is still ours.
+                takeDisplayBack(at: now)
+            }
+        case .acquire:
+            console.acknowledgeAcquire()
+            log(.info, "VT back: taking the display again")
+            takeDisplayBack(at: now)
+        }
+    }
+
+    func takeDisplayBack(at now: TimeStamp) {
+        do {
+            try display.resume()
+            displayState = .showing
+            repaintAll()
+        } catch {
+            displayLost(error, at: now)
+        }
+    }
+}
