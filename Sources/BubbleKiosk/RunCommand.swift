@@ -53,7 +53,7 @@ struct RunCommand: KioskCommand {
         var duration: Double?
         if let d = args.value("duration") {
             guard let v = Double(d), v > 0, v <= longestDuration else {
-                throw UsageError("--duration expects seconds from 0 to \(Int(longestDuration)), got '\(d)'")
+                throw UsageError("--duration expects seconds from 0 to \(Int(longestDuration)), got '\(echoed(d))'")
             }
             duration = v
         }
@@ -101,7 +101,7 @@ struct RunCommand: KioskCommand {
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
-        Console.log(.info, "display \(display.name), input \(input.name), seed \(seed)" + (console == nil ? "" : ", on a VT"))
+        Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }
 
@@ -127,7 +127,7 @@ struct RunCommand: KioskCommand {
         switch kind {
         case "drm":
             if arg != nil && args.value("drm-device") != nil { throw UsageError("give the card once: drm:CARD or --drm-device") }
-            if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(m)'") }
+            if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(echoed(m))'") }
             return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), connector: args.value("connector"),
                                   mode: args.value("mode"), rotation: settings.rotation)
         case "fbdev":
@@ -135,11 +135,11 @@ struct RunCommand: KioskCommand {
         case "virtual":
             guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800)) }
             guard let size = PixelSize(parsing: text) else {
-                throw UsageError("--display virtual:WxH expects a size such as 1280x800, got '\(text)'")
+                throw UsageError("--display virtual:WxH expects a size such as 1280x800, each side at most \(PixelSize.maximumSide), got '\(echoed(text))'")
             }
             return VirtualDisplay(size: size)
         default:
-            throw UsageError("--display expects drm[:CARD], fbdev[:/dev/fbN] or virtual[:WxH], got '\(spec)'")
+            throw UsageError("--display expects drm[:CARD], fbdev[:/dev/fbN] or virtual[:WxH], got '\(echoed(spec))'")
         }
     }
 
@@ -157,7 +157,7 @@ struct RunCommand: KioskCommand {
             guard let recording = loadRecording(path) else { return nil }
             return ReplayTouchInput(recording: recording, path: path, screen: screen)
         default:
-            throw UsageError("--input expects evdev, evdev:PATH, none or replay:FILE, got '\(spec)'")
+            throw UsageError("--input expects evdev, evdev:PATH, none or replay:FILE, got '\(echoed(spec))'")
         }
     }
 

@@ -45,7 +45,7 @@ extension KioskRuntime {
         let total = round?.bubbles.count ?? 0
         let t = Int(now.milliseconds(since: started) / 1000)
         var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
-            + "input=\(input.name) display=\(display.name) wakeups=\(loop.wakeups)"
+            + "input=\(echoed(input.name, limit: 200)) display=\(display.name) wakeups=\(loop.wakeups)"
         switch displayState {
         case .showing: break
         case .switchedAway: line += " display_state=vt-away"

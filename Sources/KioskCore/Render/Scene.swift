@@ -290,8 +290,10 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
 
     /// The smallest pixel rectangle covering `rect` (rounded outwards).
     public init(enclosing rect: Rect) {
-        let x0 = Int(rect.x.rounded(.down)), y0 = Int(rect.y.rounded(.down))
-        let x1 = Int(rect.maxX.rounded(.up)), y1 = Int(rect.maxY.rounded(.up))
+        // Saturating: a shape far off screen (or a NaN that slipped through) must not trap.
+        func edge(_ v: Double) -> Int { v.isNaN ? 0 : Int(min(max(v, -1e9), 1e9)) }
+        let x0 = edge(rect.x.rounded(.down)), y0 = edge(rect.y.rounded(.down))
+        let x1 = edge(rect.maxX.rounded(.up)), y1 = edge(rect.maxY.rounded(.up))
         self.init(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
