@@ -130,8 +130,9 @@ public final class KioskRuntime {
 
     /// Runs until a stop signal or `--duration`; returns the exit code.
     public func run() throws -> Int32 {
-        try start()
+        // Whatever fails from here on, the display and the VT are given back.
         defer { finish() }
+        try start()
         try loop.run()
         return 0
     }
