@@ -5,6 +5,8 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -57,6 +59,12 @@ static inline int64_t CLinux_monotonic_us(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+
+/// A non-blocking, close-on-exec eventfd: how worker threads wake the poll loop.
+static inline int CLinux_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/// Names the calling thread (15 characters at most), for `top -H` and crash reports.
+static inline int CLinux_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 /// A non-blocking, close-on-exec inotify descriptor.
 static inline int CLinux_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }

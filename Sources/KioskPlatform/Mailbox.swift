@@ -1,0 +1,92 @@
+import CLinux
+import Glibc
+import Synchronization
+
+/// Messages between the loop and a worker thread (sound, score writer, hooks): a locked queue
+/// plus an eventfd. The loop watches `fd` (`attach(to:)`); a worker blocks in `wait`. Posting
+/// never blocks, so neither side can stall the other.
+public final class Mailbox<Message: Sendable>: Sendable {
+    private let queue = Mutex<[Message]>([])
+    /// Readable while messages are waiting.
+    public let fd: Int32
+
+    public init(name: String) throws {
+        fd = try retryingInterrupts("eventfd", name) { CLinux_eventfd_create() }
+    }
+
+    deinit { close(fd) }
+
+    /// Queues `message` and wakes the other side; callable from any thread.
+    public func post(_ message: Message) {
+        queue.withLock { $0.append(message) }
+        var one: UInt64 = 1
+        // EAGAIN only when the counter is near 2^64: the reader is awake anyway.
+        _ = write(fd, &one, 8)
+    }
+
+    /// Takes every message waiting, oldest first; empty when none (never blocks).
+    public func take() -> [Message] {
+        var count: UInt64 = 0
+        _ = read(fd, &count, 8)
+        return queue.withLock { q in
+            let all = q
+            q.removeAll(keepingCapacity: true)
+            return all
+        }
+    }
+
+    /// Blocks until a message comes or `timeoutMS` passes (-1: no timeout), then takes them.
+    public func wait(timeoutMS: Int32 = -1) -> [Message] {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&pfd, 1, timeoutMS) < 0 && errno == EINTR {}
+        return take()
+    }
+
+    /// Has the loop deliver the messages to `handle` on its thread.
+    public func attach(to loop: EventLoop, name: String, _ handle: @escaping ([Message]) -> Void) {
+        loop.add(fd: fd, name: name) { [unowned self] in
+            let messages = take()
+            if !messages.isEmpty { handle(messages) }
+        }
+    }
+}
+
+/// A pthread running one closure: the kiosk's worker threads (there is no Foundation `Thread`).
+/// Start workers after the event loop exists, so they inherit its blocked signal mask and
+/// signals keep arriving at the loop's signalfd.
+public final class WorkerThread {
+    private final class Body {
+        let name: String
+        let run: @Sendable () -> Void
+        init(_ name: String, _ run: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.run = run
+        }
+    }
+
+    private let thread: pthread_t
+    private var joined = false
+
+    public init(name: String, _ body: @escaping @Sendable () -> Void) throws {
+        let box = Unmanaged.passRetained(Body(String(name.prefix(15)), body))
+        var t = pthread_t()
+        let r = pthread_create(&t, nil, { arg in
+            let body = Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue()
+            _ = CLinux_set_thread_name(body.name)
+            body.run()
+            return nil
+        }, box.toOpaque())
+        guard r == 0 else {
+            box.release()
+            throw SystemError("pthread_create", name, errno: r)
+        }
+        thread = t
+    }
+
+    /// Waits for the closure to return. Only the first call waits.
+    public func join() {
+        guard !joined else { return }
+        joined = true
+        pthread_join(thread, nil)
+    }
+}
