@@ -39,6 +39,7 @@ extension KioskRuntime {
         touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
                                         calibration: settings.input.calibration)
         log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
+        for observer in reloadObservers { observer(settings) }
     }
 
     /// Where SIGUSR1 writes its screenshot.

@@ -55,6 +55,8 @@ public final class KioskRuntime {
     /// Where status and stats lines go (standard output unless a test listens).
     public var output: (String) -> Void = { Console.line($0) }
     private var observers: [(KioskEvent, TimeStamp) -> Void] = []
+    var reloadObservers: [(Settings) -> Void] = []
+    var exitObservers: [() -> Void] = []
     let console: ConsoleOwner?
     /// The service manager (systemd), told when the kiosk is ready, what it does, and that the
     /// loop is alive.
@@ -126,6 +128,18 @@ public final class KioskRuntime {
     /// added, on the loop's thread, and must return quickly (see `KioskEvent`).
     public func observe(_ observer: @escaping (KioskEvent, TimeStamp) -> Void) {
         observers.append(observer)
+    }
+
+    /// Adds a layer that follows reloads: called with the settings in force after each
+    /// successful SIGHUP reload (sounds, hooks, metrics re-read their sections).
+    public func observeReload(_ observer: @escaping (Settings) -> Void) {
+        reloadObservers.append(observer)
+    }
+
+    /// Adds a layer to tell when the kiosk stops, before the display is given back (flush a
+    /// queue, join a worker thread). Called once, in the order added.
+    public func observeExit(_ observer: @escaping () -> Void) {
+        exitObservers.append(observer)
     }
 
     /// Runs until a stop signal or `--duration`; returns the exit code.
@@ -285,6 +299,9 @@ public final class KioskRuntime {
 
     /// The exit path: the last screenshot, the display and the console given back, stats.
     public func finish() {
+        let stopping = exitObservers
+        exitObservers = []
+        for observer in stopping { observer() }
         if let path = options.screenshotPath { writeScreenshot(path) }
         display.restore()
         console?.restore()

@@ -376,3 +376,26 @@ extension RuntimeDisplayLossTests {
         #expect(notifier.texts.last == "STATUS=display lost")
     }
 }
+
+/// Layers that follow reloads and the exit.
+@Suite struct RuntimeLayerTests {
+    @Test func reloadAndExitObserversAreCalled() throws {
+        let h = try RuntimeHarness()
+        var reloaded: [Int] = []
+        var exits = 0
+        h.runtime.observeReload { reloaded.append($0.score.miss) }
+        h.runtime.observeExit { exits += 1 }
+        try h.run(ms: 50)
+        var s = RuntimeHarness.quietSettings
+        s.score.miss = -3
+        h.config = ConfigResult(settings: s)
+        h.runtime.reload()
+        // A refused reload is not passed on.
+        h.config = ConfigResult(settings: Settings(), diagnostics: [.error("x.conf", 1, "bad")])
+        h.runtime.reload()
+        #expect(reloaded == [-3])
+        h.runtime.finish()
+        h.runtime.finish()
+        #expect(exits == 1)
+    }
+}
