@@ -41,6 +41,7 @@ struct BubbleKiosk {
         case "round-recording": code = run(RoundRecordingCommand.self, rest)
         case "bench": code = run(BenchCommand.self, rest)
         case "devices": code = run(DevicesCommand.self, rest)
+        case "generate-sounds": code = run(GenerateSoundsCommand.self, rest)
         default:
             Console.errorLine("bubble-kiosk: unknown command '\(echoed(command))'")
             Console.err(usage + "\n")

@@ -68,33 +68,39 @@ struct PlayCommand: KioskCommand {
     static let name = "play"
     static let usage = """
         usage: bubble-kiosk play RECORDING --seed N --size WxH [--config F] [--mode classic|timed] [--screenshot PNG]
+                                 [--audio-out WAV]
         Starts the round `state` prints for the same arguments, replays the evemu RECORDING on
         virtual time and prints one JSON object: score, popped, remaining, round_over, bubbles.
-        --screenshot writes the final screen as PNG. A malformed recording is reported as
-        FILE:LINE: message, exit 2.
+        --screenshot writes the final screen as PNG. --audio-out writes the sounds the round
+        would have played ([sounds] of the config), mixed at 48 kHz 16-bit stereo, sample 0 at
+        the recording's first event. A malformed recording is reported as FILE:LINE: message, exit 2.
         """
 
     static func run(_ argv: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(argv, valued: GameSetup.valued, flags: [])
+        let args = try Arguments(argv, valued: GameSetup.valued.union(["audio-out"]), flags: [])
         guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
         let seed = try args.requiredSeed()
         let setup = try GameSetup(args)
         guard var recording = loadRecording(args.positionals[0]) else { return 2 }
-        var round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed,
-                          at: recording.firstEventTime ?? .zero)
+        let origin = recording.firstEventTime ?? .zero
+        var round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: origin)
+        var audio = args.value("audio-out").map { _ in AudioOut(settings: setup.settings.sounds, origin: origin) }
         let thresholds = GestureThresholds(setup.settings.gestures, pxPerMM: setup.field.pxPerMM)
         let span: Replay.Span
         do {
             span = try Replay.gestures(reading: &recording, screen: setup.field.size, thresholds: thresholds) { gesture in
-                _ = round.advance(to: gesture.time)
-                _ = round.handle(gesture)
+                let events = round.advance(to: gesture.time) + round.handle(gesture)
+                audio?.add(events, at: gesture.time, round: round)
             }
         } catch {
             Console.errorLine("\(error)")
             return 2
         }
-        _ = round.advance(to: span.end)
+        audio?.add(round.advance(to: span.end), at: span.end, round: round)
         Console.line(GameJSON.outcome(round).text)
+        if let path = args.value("audio-out"), let audio {
+            try audio.write(to: path, end: span.end)
+        }
         if let path = args.value("screenshot") {
             try writeScreenshot(of: round, seed: seed, at: span.end, to: path)
         }

@@ -83,6 +83,23 @@ extension ConfigSchema {
         ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
                       + "auto: screenshot.png in the state directory, else the working directory"),
+
+        ConfigKey("sounds", "enabled", .bool(\.sounds.enabled),
+                  "Play sound effects; false keeps the kiosk silent and never opens the sound device"),
+        ConfigKey("sounds", "volume", .double(\.sounds.volume, 0...1),
+                  "Loudness of every sound, 0 silent to 1 as recorded"),
+        ConfigKey("sounds", "device", .text(\.sounds.device),
+                  "ALSA PCM device the sounds play on (aplay -L lists them): default, plughw:CARD=PCH, dmix, ..."),
+        ConfigKey("sounds", "pop", .text(\.sounds.pop, expects: SoundSettings.fileExpectation, check: SoundSettings.fileProblem),
+                  "Sound of a tap bubble popping: a WAV, FLAC, Ogg or MP3 file; auto: the built-in one; none: no sound"),
+        ConfigKey("sounds", "swipe", .text(\.sounds.swipe, expects: SoundSettings.fileExpectation, check: SoundSettings.fileProblem),
+                  "Sound of a swipe bubble popping"),
+        ConfigKey("sounds", "round_start", .text(\.sounds.roundStart, expects: SoundSettings.fileExpectation, check: SoundSettings.fileProblem),
+                  "Sound of a person's round starting"),
+        ConfigKey("sounds", "round_over", .text(\.sounds.roundOver, expects: SoundSettings.fileExpectation, check: SoundSettings.fileProblem),
+                  "Sound of a round ending"),
+        ConfigKey("sounds", "high_score", .text(\.sounds.highScore, expects: SoundSettings.fileExpectation, check: SoundSettings.fileProblem),
+                  "Sound of a new high score"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

@@ -17,6 +17,10 @@ public enum ConfigKind: Sendable {
                  check: (@Sendable ([Double]) -> String?)? = nil)
     /// An absolute file path, or `auto` for nil (a default decided at run time).
     case path(WritableKeyPath<Settings, String?> & Sendable)
+    /// A line of printable text (an ALSA device name, `auto|none|/path`), described as
+    /// `expects`, which `check` (when given) accepts; `check` returns what is expected when not.
+    case text(WritableKeyPath<Settings, String> & Sendable, expects: String = "printable text",
+              check: (@Sendable (String) -> String?)? = nil)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -49,6 +53,7 @@ public struct ConfigKey: Sendable {
         case .numbers(_, let count, let r, _):
             return "\(count) numbers from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) separated by spaces"
         case .path: return "an absolute path or 'auto'"
+        case .text(_, let expects, _): return expects
         }
     }
 
@@ -95,6 +100,11 @@ public struct ConfigKey: Sendable {
             guard text.hasPrefix("/"), text.utf8.count < 4096,
                   !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
             settings[keyPath: path] = text
+        case .text(let path, _, let check):
+            guard !text.isEmpty, text.utf8.count < 4096,
+                  !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
+            if let expected = check?(text) { return "expected \(expected), got '\(echoed(text))'" }
+            settings[keyPath: path] = text
         }
         return nil
     }
@@ -109,6 +119,7 @@ public struct ConfigKey: Sendable {
         case .choice(let path, _): return String(settings[keyPath: path])
         case .numbers(let path, _, _, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         case .path(let path): return settings[keyPath: path] ?? "auto"
+        case .text(let path, _, _): return settings[keyPath: path]
         }
     }
 
@@ -119,7 +130,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .numbers, .path: return nil
+        case .bool, .numbers, .path, .text: return nil
         }
     }
 
@@ -133,6 +144,7 @@ public struct ConfigKey: Sendable {
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
         case .numbers(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         case .path(let path): target[keyPath: path] = source[keyPath: path]
+        case .text(let path, _, _): target[keyPath: path] = source[keyPath: path]
         }
     }
 }

@@ -24,7 +24,8 @@ public enum ReloadPolicy {
         default: break
         }
         switch key.section {
-        case "gestures", "score", "attract", "input", "operator": return .now
+        // Sounds are decoded again and the device reopened on the sound thread.
+        case "gestures", "score", "attract", "input", "operator", "sounds": return .now
         case "game", "timed": return .nextRound
         // The display's size, density and rotation are fixed for the process; so is anything
         // this table does not know yet.

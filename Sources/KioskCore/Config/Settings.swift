@@ -119,6 +119,41 @@ public struct OperatorSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Sound effects (`[sounds]`): which file each event plays, how loud, through which ALSA device.
+public struct SoundSettings: Equatable, Sendable {
+    /// Play sounds at all.
+    public var enabled = true
+    /// Multiplies every sound, 0 (silent) to 1 (as recorded).
+    public var volume = 0.8
+    /// The ALSA PCM device (`default`, `hw:0,0`, `plughw:CARD=PCH`, `dmix`, ...).
+    public var device = "default"
+    /// Per effect: `auto` (the default sound), `none`, or an absolute path to a sound file.
+    public var pop = "auto"
+    public var swipe = "auto"
+    public var roundStart = "auto"
+    public var roundOver = "auto"
+    public var highScore = "auto"
+
+    public init() {}
+
+    /// The file setting for `effect`.
+    public func file(for effect: SoundEffect) -> String {
+        switch effect {
+        case .pop: return pop
+        case .swipe: return swipe
+        case .roundStart: return roundStart
+        case .roundOver: return roundOver
+        case .highScore: return highScore
+        }
+    }
+
+    /// What a sound file key accepts: nil when `text` is fine, else what is expected.
+    public static func fileProblem(_ text: String) -> String? {
+        text == "auto" || text == "none" || text.hasPrefix("/") ? nil : fileExpectation
+    }
+    public static let fileExpectation = "'auto', 'none' or an absolute path to a sound file"
+}
+
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
     public var display = DisplaySettings()
@@ -129,6 +164,7 @@ public struct Settings: Equatable, Sendable {
     public var attract = AttractSettings()
     public var input = InputSettings()
     public var `operator` = OperatorSettings()
+    public var sounds = SoundSettings()
 
     public init() {}
 }

@@ -1,0 +1,259 @@
+import Glibc
+import KioskCore
+import Synchronization
+
+/// What the sound thread measured, for `bench` and tests.
+public struct SoundStats: Sendable, Equatable {
+    /// One sound started: from `play` being called to the write that held its first sample
+    /// returning, and the device's delay (snd_pcm_delay) right after that write.
+    public struct Start: Sendable, Equatable {
+        public var effect: SoundEffect
+        public var eventToWriteMS: Double
+        public var deviceDelayMS: Double?
+        /// When the first sample is heard, counted from the event: the write, plus what was
+        /// queued ahead of it (the delay less the period just written).
+        public var eventToSoundMS: Double
+    }
+    /// The most recent starts (at most 1000).
+    public var starts: [Start] = []
+    public var periodsWritten = 0
+    public var underruns = 0
+    /// Times the stream stopped after falling idle.
+    public var stops = 0
+    /// Periods and buffer the device agreed to, in frames.
+    public var periodFrames = 0
+    public var bufferFrames = 0
+    /// Problems reported (each once).
+    public var problems: [String] = []
+    /// Whether a device is open.
+    public var deviceOpen = false
+    /// Settings applied (start and each reload), so tests can wait for the thread.
+    public var configured = 0
+}
+
+/// The statistics, shared between the sound thread and readers.
+final class SoundStatsBox: Sendable {
+    private let value = Mutex(SoundStats())
+    func withLock<R>(_ body: (inout SoundStats) -> R) -> R { value.withLock { body(&$0) } }
+}
+
+/// The kiosk's sounds: a thread of their own that decodes the files once, mixes every sound
+/// that is playing, and writes one PCM stream to ALSA. The loop only posts to a mailbox, so
+/// it never waits for audio. When nothing plays for `idleStop` the stream is drained and
+/// stopped and the thread sleeps in poll until the next sound: an idle kiosk costs no CPU.
+/// No device, a busy one, a file that will not decode: logged once, the game goes on silent
+/// (or without that one sound).
+public final class SoundPlayer {
+    public enum Command: Sendable {
+        case play(SoundEffect, at: TimeStamp)
+        case reload(SoundSettings)
+        case stop
+    }
+
+    /// Silence kept playing after the last sound before the stream stops: bursts of pops
+    /// need no restart, and a kiosk at rest wakes nobody.
+    public static let idleStopSeconds = 1.0
+    /// A device that failed is tried again on a sound at most this often.
+    public static let retrySeconds = 60.0
+
+    private let mailbox: Mailbox<Command>
+    private var thread: WorkerThread?
+    private let statsBox = SoundStatsBox()
+
+    /// Starts the sound thread (after the event loop exists, so it inherits the blocked
+    /// signals). `installed` is where `auto` looks for the default files. `log` takes each
+    /// problem once; the default is the kiosk's log.
+    public init(settings: SoundSettings, installed: String = SoundDecoder.installedDirectory,
+                log: @escaping @Sendable (Console.Level, String) -> Void = { Console.log($0, $1) }) throws {
+        mailbox = try Mailbox(name: "sounds")
+        let stats = statsBox
+        let box = mailbox
+        thread = try WorkerThread(name: "sounds") {
+            var engine = SoundEngine(mailbox: box, stats: stats, installed: installed, log: log)
+            engine.run(settings)
+        }
+    }
+
+    deinit { stop() }
+
+    /// Plays `effect` now (any thread; never blocks).
+    public func play(_ effect: SoundEffect) {
+        mailbox.post(.play(effect, at: EventLoop.now()))
+    }
+
+    /// Takes over reloaded settings: files decoded again and the device reopened on the
+    /// sound thread when they changed.
+    public func reload(_ settings: SoundSettings) { mailbox.post(.reload(settings)) }
+
+    /// Lets what is playing finish (at most a buffer) and ends the thread.
+    public func stop() {
+        guard let t = thread else { return }
+        mailbox.post(.stop)
+        t.join()
+        thread = nil
+    }
+
+    public var stats: SoundStats { statsBox.withLock { $0 } }
+}
+
+/// The sound thread's state; lives on that thread only.
+struct SoundEngine {
+    let mailbox: Mailbox<SoundPlayer.Command>
+    let stats: SoundStatsBox
+    let installed: String
+    let log: @Sendable (Console.Level, String) -> Void
+    var settings = SoundSettings()
+    var clips: [SoundEffect: SoundClip] = [:]
+    var output: ALSAOutput?
+    var mixer = AudioMixer()
+    var running = false
+    var idleFrames = 0
+    var lastOpenAttempt: TimeStamp?
+    var reported: Set<String> = []
+    /// Sounds started in the period being written, with their events' times.
+    var pending: [(SoundEffect, TimeStamp)] = []
+    var block: [Int16] = []
+
+    init(mailbox: Mailbox<SoundPlayer.Command>, stats: SoundStatsBox, installed: String,
+         log: @escaping @Sendable (Console.Level, String) -> Void) {
+        self.mailbox = mailbox
+        self.stats = stats
+        self.installed = installed
+        self.log = log
+    }
+
+    mutating func run(_ initial: SoundSettings) {
+        apply(initial, first: true)
+        while true {
+            // Stopped: sleep until a message comes. Playing: take what came during the last
+            // write without waiting (the blocking write paces the loop).
+            let messages = running ? mailbox.take() : mailbox.wait()
+            for m in messages {
+                switch m {
+                case .play(let effect, let time): start(effect, postedAt: time)
+                case .reload(let s): apply(s, first: false)
+                case .stop:
+                    if running { output?.drain() }
+                    return
+                }
+            }
+            if running { writePeriod() }
+        }
+    }
+
+    mutating func report(_ level: Console.Level, _ message: String) {
+        guard reported.insert(message).inserted else { return }
+        stats.withLock { $0.problems.append(message) }
+        log(level, message)
+    }
+
+    mutating func apply(_ new: SoundSettings, first: Bool) {
+        let old = settings
+        settings = new
+        mixer.volume = Float(new.volume)
+        if first || SoundEffect.allCases.contains(where: { old.file(for: $0) != new.file(for: $0) }) {
+            var problems: [String] = []
+            var loaded: [SoundEffect: SoundClip] = [:]
+            if new.enabled {
+                for e in SoundEffect.allCases {
+                    if let c = SoundDecoder.clip(for: e, settings: new, installed: installed, problems: &problems) { loaded[e] = c }
+                }
+            }
+            clips = loaded
+            for p in problems { report(.warning, p) }
+        }
+        if !new.enabled || (output != nil && old.device != new.device) { close() }
+        if new.enabled && output == nil { open() }
+        stats.withLock { $0.configured += 1 }
+    }
+
+    mutating func open() {
+        lastOpenAttempt = EventLoop.now()
+        do {
+            let out = try ALSAOutput(device: settings.device)
+            output = out
+            stats.withLock {
+                $0.deviceOpen = true
+                $0.periodFrames = out.periodFrames
+                $0.bufferFrames = out.bufferFrames
+            }
+            if !reported.isEmpty { log(.info, "sounds: playing on ALSA device '\(echoed(settings.device, limit: 100))'") }
+        } catch {
+            report(.warning, "sounds: \(error); the kiosk plays without sound")
+        }
+    }
+
+    mutating func close() {
+        if running { output?.drain() }
+        output = nil
+        running = false
+        mixer.silence()
+        stats.withLock { $0.deviceOpen = false }
+    }
+
+    mutating func start(_ effect: SoundEffect, postedAt: TimeStamp) {
+        guard settings.enabled, let clip = clips[effect] else { return }
+        if output == nil, let last = lastOpenAttempt, EventLoop.now().microseconds - last.microseconds > Int64(SoundPlayer.retrySeconds * 1e6) {
+            open()
+        }
+        guard let output else { return }
+        if !running {
+            do {
+                try output.prepare()
+            } catch {
+                fail(error)
+                return
+            }
+            running = true
+        }
+        idleFrames = 0
+        mixer.start(clip)
+        pending.append((effect, postedAt))
+    }
+
+    mutating func writePeriod() {
+        guard let output else { running = false; return }
+        let frames = output.periodFrames
+        mixer.render(frames: frames, into: &block)
+        do {
+            try output.write(block)
+        } catch {
+            fail(error)
+            return
+        }
+        let now = EventLoop.now()
+        let delay = pending.isEmpty ? nil : output.delayFrames()
+        let rate = Double(SoundClip.outputRate)
+        let starts = pending.map { effect, at -> SoundStats.Start in
+            let write = Double(now.microseconds - at.microseconds) / 1000
+            let delayMS = delay.map { Double($0) / rate * 1000 }
+            let ahead = delay.map { Double(max(0, $0 - frames)) / rate * 1000 } ?? 0
+            return SoundStats.Start(effect: effect, eventToWriteMS: write, deviceDelayMS: delayMS, eventToSoundMS: write + ahead)
+        }
+        pending.removeAll()
+        if mixer.isIdle { idleFrames += frames }
+        let stop = idleFrames >= Int(SoundPlayer.idleStopSeconds * rate)
+        if stop {
+            output.drain()
+            running = false
+            idleFrames = 0
+        }
+        let underruns = output.underruns
+        stats.withLock {
+            $0.starts += starts
+            if $0.starts.count > 1000 { $0.starts.removeFirst($0.starts.count - 1000) }
+            $0.periodsWritten += 1
+            $0.underruns = underruns
+            if stop { $0.stops += 1 }
+        }
+    }
+
+    mutating func fail(_ error: SoundDeviceError) {
+        report(.warning, "sounds: \(error); the kiosk plays without sound")
+        output = nil
+        running = false
+        mixer.silence()
+        pending.removeAll()
+        stats.withLock { $0.deviceOpen = false }
+    }
+}
