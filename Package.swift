@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskPlatformTests",
-            dependencies: ["KioskPlatform", "KioskRender", "KioskCore"]
+            dependencies: ["KioskPlatform", "KioskRender", "KioskCore", "CSndfile"]
         ),
         .testTarget(
             name: "KioskRuntimeTests",

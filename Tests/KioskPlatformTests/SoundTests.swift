@@ -1,0 +1,264 @@
+import CSndfile
+import Glibc
+import KioskCore
+import KioskPlatform
+import Synchronization
+import Testing
+
+/// Decoding with libsndfile, the ALSA stream and the sound thread, played live through
+/// alsa-lib's `file` plugin (it writes the raw stream to a file; no sound card needed).
+@Suite(.serialized) struct SoundTests {
+    static func tempDir() -> String {
+        var template = Array("/tmp/bubble-kiosk-sound-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!
+        return String(cString: p)
+    }
+
+    static func write(_ path: String, _ bytes: [UInt8]) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    static func read(_ path: String) -> [UInt8] {
+        (try? FileSystem.readBytes(path, limit: 1 << 26)) ?? []
+    }
+
+    /// A sine of `seconds` at `rate` with `channels`, written by libsndfile in `format`.
+    static func encode(_ path: String, format: Int32, rate: Int, channels: Int, seconds: Double) -> Bool {
+        var info = SF_INFO()
+        info.samplerate = Int32(rate)
+        info.channels = Int32(channels)
+        info.format = format
+        guard let f = sf_open(path, Int32(SFM_WRITE), &info) else { return false }
+        let frames = Int(Double(rate) * seconds)
+        var data = [Float](repeating: 0, count: frames * channels)
+        for i in 0..<frames {
+            let v = Float(0.5 * sin(2 * Double.pi * 440 * Double(i) / Double(rate)))
+            for c in 0..<channels { data[i * channels + c] = c == 0 ? v : -v }
+        }
+        _ = data.withUnsafeBufferPointer { sf_writef_float(f, $0.baseAddress, sf_count_t(frames)) }
+        sf_close(f)
+        return true
+    }
+
+    static func waitFor(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+        let end = EventLoop.now().adding(milliseconds: seconds * 1000)
+        while EventLoop.now() < end {
+            if condition() { return true }
+            usleep(2000)
+        }
+        return condition()
+    }
+
+    @Test(arguments: [
+        ("wav", Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16), 22_050, 1),
+        ("flac", Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16), 44_100, 2),
+        ("ogg", Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS), 44_100, 1),
+        ("opus.ogg", Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS), 48_000, 2),
+        ("mp3", Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III), 44_100, 2),
+        ("aiff", Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_24), 96_000, 2),
+    ])
+    func decodesCommonFormatsToStereoAt48k(ext: String, format: Int32, rate: Int, channels: Int) throws {
+        let dir = Self.tempDir()
+        let path = "\(dir)/tone.\(ext)"
+        #expect(Self.encode(path, format: format, rate: rate, channels: channels, seconds: 0.5), "libsndfile cannot write \(ext)")
+        let clip = try SoundDecoder.decode(path: path)
+        // Lossy codecs pad a little at either end.
+        #expect(abs(clip.duration - 0.5) < 0.06, "\(ext): \(clip.duration) s")
+        let left = stride(from: 0, to: clip.samples.count, by: 2).map { clip.samples[$0] }
+        let right = stride(from: 1, to: clip.samples.count, by: 2).map { clip.samples[$0] }
+        let peak = left.map(abs).max() ?? 0
+        #expect(peak > 0.4 && peak < 0.6, "\(ext): peak \(peak)")
+        var crossings = 0
+        for i in 1..<left.count where left[i - 1] < 0 && left[i] >= 0 { crossings += 1 }
+        #expect(abs(crossings - 220) <= 4, "\(ext): \(crossings) crossings in 0.5 s of 440 Hz")
+        // Mono plays on both sides; stereo keeps its channels (the right one is inverted here).
+        let mid = left.count / 2
+        if channels == 1 { #expect(left[mid] == right[mid]) } else { #expect(abs(left[mid] + right[mid]) < 0.05) }
+    }
+
+    @Test func ourOwnWAVFilesDecode() throws {
+        let dir = Self.tempDir()
+        Self.write("\(dir)/pop.wav", SoundSynth.wav(for: .pop))
+        let clip = try SoundDecoder.decode(path: "\(dir)/pop.wav")
+        let synth = SoundSynth.clip(for: .pop)
+        #expect(clip.frameCount == synth.frameCount)
+        #expect(zip(clip.samples, synth.samples).allSatisfy { abs($0 - $1) < 1.0 / 16_000 })
+    }
+
+    @Test func unusableFilesAreRefusedWithAReason() throws {
+        let dir = Self.tempDir()
+        Self.write("\(dir)/notes.wav", Array("these are not the sounds you are looking for\n".utf8))
+        Self.write("\(dir)/empty.wav", WAVFile.encode([], channels: 1, rate: 48_000))
+        mkfifo("\(dir)/fifo.wav", 0o644)
+        #expect(Self.encode("\(dir)/long.wav", format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16), rate: 8000, channels: 1, seconds: 31))
+        func reason(_ name: String) -> String {
+            do {
+                _ = try SoundDecoder.decode(path: "\(dir)/\(name)")
+                return "decoded"
+            } catch {
+                return error.reason
+            }
+        }
+        #expect(reason("notes.wav").hasPrefix("not a sound file libsndfile can decode"))
+        #expect(reason("empty.wav") == "no sound in it (0 frames)")
+        #expect(reason("missing.wav") == "No such file or directory")
+        #expect(reason("fifo.wav").contains("FIFO"))
+        #expect(reason("long.wav") == "longer than 30 s; sound effects should be short")
+        #expect(reason(".") != "decoded")
+    }
+
+    @Test func autoUsesTheInstalledFileElseTheBuiltInSound() throws {
+        let dir = Self.tempDir()
+        var settings = SoundSettings()
+        var problems: [String] = []
+        // Nothing installed: the synthesised sound.
+        #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems) == SoundSynth.clip(for: .swipe))
+        // Installed: that file.
+        Self.write("\(dir)/swipe.wav", WAVFile.encode([Int16](repeating: 1000, count: 480), channels: 1, rate: 48_000))
+        #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems)?.frameCount == 480)
+        settings.swipe = "none"
+        #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems) == nil)
+        settings.swipe = "\(dir)/nope.ogg"
+        #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems) == nil)
+        #expect(problems == ["sounds.swipe: \(dir)/nope.ogg: No such file or directory; that sound stays silent"])
+    }
+
+    @Test func theALSAStreamWritesWhatItIsGiven() throws {
+        let dir = Self.tempDir()
+        let raw = "\(dir)/out.raw"
+        do {
+            let out = try ALSAOutput(device: "file:FILE=\(raw)")
+            #expect(out.periodFrames > 0 && out.bufferFrames >= out.periodFrames)
+            try out.prepare()
+            let ramp = (0..<(3 * 240 * 2)).map { Int16($0) }
+            try out.write(ramp)
+            out.drain()
+        }
+        let bytes = Self.read(raw)
+        #expect(bytes.count == 3 * 240 * 4)
+        let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        #expect(samples == (0..<(3 * 240 * 2)).map { Int16($0) })
+    }
+
+    @Test func aMissingDeviceIsRefusedWithoutWaiting() {
+        let start = EventLoop.now()
+        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "no_such_device_here") }
+        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "hw:7,0") }
+        #expect(EventLoop.now().milliseconds(since: start) < 2000)
+    }
+
+    final class Log: Sendable {
+        let lines = Mutex<[String]>([])
+        func add(_ level: Console.Level, _ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    @Test func thePlayerMixesOnItsThreadIntoTheALSAStream() throws {
+        let dir = Self.tempDir()
+        let raw = "\(dir)/live.raw"
+        var settings = SoundSettings()
+        settings.device = "file:FILE=\(raw)"
+        settings.volume = 0.5
+        let log = Log()
+        let player = try SoundPlayer(settings: settings, installed: dir, log: log.add)
+        #expect(Self.waitFor { player.stats.configured == 1 })
+        #expect(player.stats.deviceOpen)
+        player.play(.pop)
+        // The stream runs while the pop plays, then a second of silence, then stops.
+        #expect(Self.waitFor { player.stats.stops == 1 })
+        player.stop()
+        let stats = player.stats
+        #expect(stats.starts.count == 1)
+        #expect(stats.starts.first?.effect == .pop)
+        #expect((stats.starts.first?.eventToWriteMS ?? 99) < 20)
+        #expect(stats.problems.isEmpty && log.all.isEmpty)
+
+        let bytes = Self.read(raw)
+        let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        var mixer = AudioMixer(volume: 0.5)
+        let pop = SoundSynth.clip(for: .pop)
+        mixer.start(pop)
+        var expected: [Int16] = []
+        mixer.render(frames: pop.frameCount, into: &expected)
+        // The pop starts with the stream, sample for sample, then silence to the stop.
+        #expect(samples.count >= 48_000 * 2)
+        #expect(Array(samples.prefix(expected.count)) == expected)
+        #expect(samples.dropFirst(expected.count).allSatisfy { $0 == 0 })
+    }
+
+    @Test func overlappingSoundsAllReachTheStream() throws {
+        let dir = Self.tempDir()
+        let raw = "\(dir)/overlap.raw"
+        var settings = SoundSettings()
+        settings.device = "file:FILE=\(raw)"
+        settings.volume = 1
+        let player = try SoundPlayer(settings: settings, installed: dir)
+        #expect(Self.waitFor { player.stats.configured == 1 })
+        for _ in 0..<5 { player.play(.pop) }
+        player.play(.roundOver)
+        #expect(Self.waitFor { player.stats.stops >= 1 })
+        player.stop()
+        #expect(player.stats.starts.count == 6)
+        let bytes = Self.read(raw)
+        let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        // Every sound is in the stream: as much signal as the clips hold (clipping aside).
+        let roundOver = SoundSynth.clip(for: .roundOver)
+        #expect(samples.count / 2 >= roundOver.frameCount)
+        let loudest = samples.map { abs(Int($0)) }.max() ?? 0
+        #expect(loudest >= 32767)   // five pops at 0.7 clip
+        #expect(samples[(roundOver.frameCount - 4800) * 2] != 0 || samples[(roundOver.frameCount - 4801) * 2] != 0)
+    }
+
+    @Test func noDeviceIsReportedOnceAndPlayingGoesOnSilently() throws {
+        var settings = SoundSettings()
+        settings.device = "no_such_device_here"
+        settings.pop = "/nonexistent/pop.wav"
+        let log = Log()
+        let player = try SoundPlayer(settings: settings, installed: "/nonexistent", log: log.add)
+        #expect(Self.waitFor { player.stats.configured == 1 })
+        for _ in 0..<20 { player.play(.pop); player.play(.swipe) }
+        player.reload(settings)
+        #expect(Self.waitFor { player.stats.configured == 2 })
+        player.stop()
+        #expect(log.all == [
+            "sounds.pop: /nonexistent/pop.wav: No such file or directory; that sound stays silent",
+            "sounds: ALSA device 'no_such_device_here': cannot open: No such file or directory (no such sound card or device); the kiosk plays without sound",
+        ])
+        #expect(!player.stats.deviceOpen && player.stats.starts.isEmpty)
+    }
+
+    @Test func disabledSoundsNeverOpenTheDevice() throws {
+        var settings = SoundSettings()
+        settings.enabled = false
+        settings.device = "no_such_device_here"
+        let log = Log()
+        let player = try SoundPlayer(settings: settings, log: log.add)
+        #expect(Self.waitFor { player.stats.configured == 1 })
+        player.play(.pop)
+        player.stop()
+        #expect(log.all.isEmpty && !player.stats.deviceOpen && player.stats.starts.isEmpty)
+    }
+
+    @Test func aReloadSwitchesDeviceAndVolume() throws {
+        let dir = Self.tempDir()
+        var settings = SoundSettings()
+        settings.device = "file:FILE=\(dir)/a.raw"
+        let player = try SoundPlayer(settings: settings, installed: dir)
+        #expect(Self.waitFor { player.stats.configured == 1 })
+        settings.device = "file:FILE=\(dir)/b.raw"
+        settings.volume = 0
+        settings.pop = "none"
+        player.reload(settings)
+        #expect(Self.waitFor { player.stats.configured == 2 })
+        player.play(.pop)      // now silent: no file
+        player.play(.swipe)    // volume 0
+        #expect(Self.waitFor { player.stats.stops == 1 })
+        player.stop()
+        #expect(Self.read("\(dir)/a.raw").isEmpty)
+        let b = Self.read("\(dir)/b.raw")
+        #expect(b.count >= 48_000 * 4 && b.allSatisfy { $0 == 0 })
+        #expect(player.stats.starts.map(\.effect) == [.swipe])
+    }
+}
