@@ -51,6 +51,8 @@ struct CommandRunner {
         var env = ProcessInfo.processInfo.environment
         // Never pick up a developer's /etc config in tests.
         env["BUBBLE_KIOSK_CONFIG_DIR"] = NSTemporaryDirectory() + "bubble-kiosk-no-config"
+        // Nor its sound card: ALSA's default device is the null plugin (tests override it).
+        env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
         for (k, v) in environment { env[k] = v }
         p.environment = env
         let out = Pipe(), err = Pipe()
