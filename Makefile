@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev 
                 evemu-tools qemu-system-x86 busybox-static python3
 DEPS_STAMP  := build/.deps-installed
 
-.PHONY: all deps build release test unit-test vm-test run bench clean
+.PHONY: all deps build release test unit-test vm-test run bench sounds clean
 
 all: build
 
@@ -55,6 +55,14 @@ test: unit-test vm-test
 # second, a status line to the terminal. Ctrl-C stops it.
 run: release | build/
 	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png
+
+# The default sounds, synthesised by the kiosk itself (SoundSynth): build/sounds/*.wav, 16-bit
+# mono 48 kHz. They belong in $(SOUNDS_INSTALL_DIR), where `[sounds] ... = auto` looks first
+# (without them the kiosk makes the same sounds in memory).
+SOUNDS_INSTALL_DIR := /usr/share/bubble-kiosk/sounds
+sounds: build | build/
+	mkdir -p build/sounds
+	$(DEBUG_BIN) generate-sounds build/sounds
 
 # Render benchmark on the release build: prints the figures (targets in the README).
 bench: release

@@ -10,23 +10,27 @@ struct BenchCommand: KioskCommand {
     static let name = "bench"
     static let usage = """
         usage: bubble-kiosk bench [--size WxH] [--bubbles N] [--frames N] [--seed N] [--json] [--png FILE]
+                                  [--sound-device DEVICE]
 
         Renders a fixed scene (default 1920x1080, 40 bubbles, 300 frames a case, seed 1) on this
         thread and prints median and 95th-percentile CPU milliseconds per frame for: a full redraw,
         an animated frame (bubbles popping, particles flying, a finger dragging), an idle frame,
         the naive cairo renderer, and one full-frame memcpy; plus damage bytes per frame and
-        peak RSS. --json prints one JSON object; --png saves the rendered scene.
+        peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
+        through the sound thread and ALSA DEVICE (default null: no card needed; use the kiosk's
+        [sounds] device on a kiosk): event to first sample written, the device's delay, and both.
         """
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
-        let a = try Arguments(args, valued: ["size", "bubbles", "frames", "seed", "png"], flags: ["json"])
+        let a = try Arguments(args, valued: ["size", "bubbles", "frames", "seed", "png", "sound-device"], flags: ["json"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(a.positionals[0]))'") }
         let size = try a.size() ?? PixelSize(width: 1920, height: 1080)
         let bubbles = try a.int("bubbles", default: 40, range: 1...400)
         let frames = try a.int("frames", default: 300, range: 1...100_000)
         let seed = try a.seed() ?? 1
         var bench = Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)
-        let report = try bench.run(pngPath: a.value("png"))
+        var report = try bench.run(pngPath: a.value("png"))
+        report.sound = try SoundLatencyBench.measure(device: a.value("sound-device") ?? "null")
         Console.out(a.has("json") ? report.json.text + "\n" : report.table)
         return 0
     }
@@ -285,6 +289,7 @@ struct BenchReport {
     var sprites = 0
     var spriteBytes = 0
     var peakRSSMB = 0.0
+    var sound = SoundLatencyBench()
 
     /// The issue's targets, relative to this machine's memcpy.
     var targets: [(String, Bool)] {
@@ -307,6 +312,10 @@ struct BenchReport {
             ("sprites_cached", .int(sprites)), ("sprite_cache_mb", JSON.rounded(Double(spriteBytes) / 1_048_576, 2)),
             ("peak_rss_mb", JSON.rounded(peakRSSMB, 1)),
             ("input_latency_ms", inputLatency.json),
+            ("sound_device", .string(sound.device)), ("sound_device_opened", .bool(sound.opened)),
+            ("sound_period_frames", .int(sound.periodFrames)), ("sound_buffer_frames", .int(sound.bufferFrames)),
+            ("sound_event_to_write_ms", sound.eventToWrite.json), ("sound_device_delay_ms", sound.deviceDelay.json),
+            ("sound_event_to_sound_ms", sound.eventToSound.json), ("sound_underruns", .int(sound.underruns)),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -319,6 +328,13 @@ struct BenchReport {
         out += row("full redraw", fullRedraw) + row("animated frame", animated) + row("idle frame", idle)
         out += row("naive cairo redraw", naive) + row("memcpy of one frame", memcpy)
         out += row("input to screen (wall)", inputLatency)
+        if sound.opened {
+            out += row("sound: event to write", sound.eventToWrite) + row("sound: device delay", sound.deviceDelay)
+            out += row("sound: event to heard", sound.eventToSound)
+            out += "sound on ALSA '\(sound.device)': period \(sound.periodFrames) frames, buffer \(sound.bufferFrames), \(sound.underruns) underruns\n"
+        } else {
+            out += "sound: ALSA device '\(sound.device)' cannot be opened; no sound figures\n"
+        }
         out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
         out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
         out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"

@@ -102,13 +102,13 @@ struct RunCommand: KioskCommand {
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         // Sounds: their own thread and ALSA stream; the loop only posts to its mailbox.
-        let sounds = try SoundPlayer(settings: settings.sounds)
+        let sounds = SoundPlayer.start(settings: settings.sounds)
         var soundCues = SoundCues()
         runtime.observe { [unowned runtime] event, _ in
-            if let effect = soundCues.effect(for: event, round: runtime.session.game.round) { sounds.play(effect) }
+            if let effect = soundCues.effect(for: event, round: runtime.session.game.round) { sounds?.play(effect) }
         }
-        runtime.observeReload { sounds.reload($0.sounds) }
-        runtime.observeExit { sounds.stop() }
+        runtime.observeReload { sounds?.reload($0.sounds) }
+        runtime.observeExit { sounds?.stop() }
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

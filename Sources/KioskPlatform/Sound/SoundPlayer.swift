@@ -76,6 +76,17 @@ public final class SoundPlayer {
 
     deinit { stop() }
 
+    /// The player, or nil after one log line when its thread cannot be made: the kiosk then
+    /// runs silent rather than not at all.
+    public static func start(settings: SoundSettings) -> SoundPlayer? {
+        do {
+            return try SoundPlayer(settings: settings)
+        } catch {
+            Console.log(.warning, "sounds: cannot start the sound thread: \(error); the kiosk plays without sound")
+            return nil
+        }
+    }
+
     /// Plays `effect` now (any thread; never blocks).
     public func play(_ effect: SoundEffect) {
         mailbox.post(.play(effect, at: EventLoop.now()))
@@ -110,6 +121,8 @@ struct SoundEngine {
     var idleFrames = 0
     var lastOpenAttempt: TimeStamp?
     var reported: Set<String> = []
+    /// The device failed (at open or later): its coming back is worth a line.
+    var deviceFailed = false
     /// Sounds started in the period being written, with their events' times.
     var pending: [(SoundEffect, TimeStamp)] = []
     var block: [Int16] = []
@@ -151,7 +164,7 @@ struct SoundEngine {
         let old = settings
         settings = new
         mixer.volume = Float(new.volume)
-        if first || SoundEffect.allCases.contains(where: { old.file(for: $0) != new.file(for: $0) }) {
+        if first || (new.enabled && !old.enabled) || SoundEffect.allCases.contains(where: { old.file(for: $0) != new.file(for: $0) }) {
             var problems: [String] = []
             var loaded: [SoundEffect: SoundClip] = [:]
             if new.enabled {
@@ -177,8 +190,10 @@ struct SoundEngine {
                 $0.periodFrames = out.periodFrames
                 $0.bufferFrames = out.bufferFrames
             }
-            if !reported.isEmpty { log(.info, "sounds: playing on ALSA device '\(echoed(settings.device, limit: 100))'") }
+            if deviceFailed { log(.info, "sounds: playing on ALSA device '\(echoed(settings.device, limit: 100))'") }
+            deviceFailed = false
         } catch {
+            deviceFailed = true
             report(.warning, "sounds: \(error); the kiosk plays without sound")
         }
     }
@@ -249,6 +264,7 @@ struct SoundEngine {
     }
 
     mutating func fail(_ error: SoundDeviceError) {
+        deviceFailed = true
         report(.warning, "sounds: \(error); the kiosk plays without sound")
         output = nil
         running = false
