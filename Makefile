@@ -7,7 +7,7 @@ RELEASE_BIN := .build/release/bubble-kiosk
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
 # end-to-end tests use.
 DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libasound2-dev libsndfile1-dev fonts-dejavu-core \
-                evemu-tools qemu-system-x86 busybox-static python3
+                evemu-tools alsa-utils qemu-system-x86 busybox-static python3
 DEPS_STAMP  := build/.deps-installed
 
 .PHONY: all deps build release test unit-test vm-test run bench sounds clean
@@ -42,12 +42,13 @@ unit-test: deps
 	$(SWIFT) test --skip-build
 
 # The real kernel under QEMU: the harness itself, the DRM display, evdev input with hotplug,
-# and the end-to-end game (DRM + evdev + all four rotations). All use the release binary.
+# the end-to-end game (DRM + evdev + all four rotations), and sounds on snd-aloop. All use the release binary.
 vm-test: release
 	bash Tests/vm/selftest.sh
 	bash Tests/vm/display-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
 
 test: unit-test vm-test
 

@@ -123,6 +123,9 @@ struct SoundEngine {
     var reported: Set<String> = []
     /// The device failed (at open or later): its coming back is worth a line.
     var deviceFailed = false
+    /// Underruns are logged on their 1st, 2nd, 4th, 8th... occurrence.
+    var underrunLog = RateLimitedLog()
+    var underrunsSeen = 0
     /// Sounds started in the period being written, with their events' times.
     var pending: [(SoundEffect, TimeStamp)] = []
     var block: [Int16] = []
@@ -185,6 +188,7 @@ struct SoundEngine {
         do {
             let out = try ALSAOutput(device: settings.device)
             output = out
+            underrunsSeen = 0
             stats.withLock {
                 $0.deviceOpen = true
                 $0.periodFrames = out.periodFrames
@@ -254,6 +258,12 @@ struct SoundEngine {
             idleFrames = 0
         }
         let underruns = output.underruns
+        while underrunsSeen < underruns {
+            underrunsSeen += 1
+            if underrunLog.note() {
+                log(.warning, "sounds: underrun \(underrunsSeen) on ALSA device '\(echoed(settings.device, limit: 100))' (the sound thread was late); recovered")
+            }
+        }
         stats.withLock {
             $0.starts += starts
             if $0.starts.count > 1000 { $0.starts.removeFirst($0.starts.count - 1000) }
