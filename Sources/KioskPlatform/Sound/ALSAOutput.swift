@@ -101,7 +101,12 @@ public final class ALSAOutput {
             let code = Int32(n)
             if code == -EPIPE { underruns += 1 }
             attempts += 1
-            guard attempts < 5, snd_pcm_recover(pcm, code, 1) >= 0 else { throw Self.error(device, "write failed", code) }
+            guard attempts < 5 else { throw Self.error(device, "write failed", code) }
+            // Underruns and suspends: snd_pcm_recover. Anything else (EIO from a stream left in
+            // a bad state): start the stream over once before giving up on the device.
+            if snd_pcm_recover(pcm, code, 1) < 0 && snd_pcm_prepare(pcm) < 0 {
+                throw Self.error(device, "write failed", code)
+            }
         }
     }
 

@@ -2,6 +2,9 @@ import Glibc
 import KioskCore
 import Synchronization
 
+/// glibc's gettid(2) (2.30 and later), which its headers declare only with _GNU_SOURCE.
+@_silgen_name("gettid") private func kioskGettid() -> Int32
+
 /// What the sound thread measured, for `bench` and tests.
 public struct SoundStats: Sendable, Equatable {
     /// One sound started: from `play` being called to the write that held its first sample
@@ -25,8 +28,12 @@ public struct SoundStats: Sendable, Equatable {
     public var bufferFrames = 0
     /// Problems reported (each once).
     public var problems: [String] = []
+    /// Whether the stream is running (sounds playing, or the second of silence after them).
+    public var streaming = false
     /// Whether a device is open.
     public var deviceOpen = false
+    /// The sound thread's scheduling: `SCHED_FIFO 10`, `nice -10` or `normal`.
+    public var priority = ""
     /// Settings applied (start and each reload), so tests can wait for the thread.
     public var configured = 0
 }
@@ -53,7 +60,7 @@ public final class SoundPlayer {
     /// Silence kept playing after the last sound before the stream stops: bursts of pops
     /// need no restart, and a kiosk at rest wakes nobody.
     public static let idleStopSeconds = 1.0
-    /// A device that failed is tried again on a sound at most this often.
+    /// A device that failed is tried again on a sound after 1 s, then 2, 4, ... at most this long.
     public static let retrySeconds = 60.0
 
     private let mailbox: Mailbox<Command>
@@ -119,13 +126,17 @@ struct SoundEngine {
     var mixer = AudioMixer()
     var running = false
     var idleFrames = 0
-    var lastOpenAttempt: TimeStamp?
+    /// When a failed device may be tried again, and the pause after the next failure.
+    var retryAt: TimeStamp?
+    var retryPause = 1.0
     var reported: Set<String> = []
     /// The device failed (at open or later): its coming back is worth a line.
     var deviceFailed = false
     /// Underruns are logged on their 1st, 2nd, 4th, 8th... occurrence.
     var underrunLog = RateLimitedLog()
     var underrunsSeen = 0
+    /// A device coming back is logged on its 1st, 2nd, 4th... return (a flapping device).
+    var recoveryLog = RateLimitedLog()
     /// Sounds started in the period being written, with their events' times.
     var pending: [(SoundEffect, TimeStamp)] = []
     var block: [Int16] = []
@@ -139,6 +150,8 @@ struct SoundEngine {
     }
 
     mutating func run(_ initial: SoundSettings) {
+        let priority = Self.raisePriority()
+        stats.withLock { $0.priority = priority }
         apply(initial, first: true)
         while true {
             // Stopped: sleep until a message comes. Playing: take what came during the last
@@ -155,6 +168,18 @@ struct SoundEngine {
             }
             if running { writePeriod() }
         }
+    }
+
+    /// Audio threads run ahead of the renderer: real-time (SCHED_FIFO 10, as PipeWire's) where
+    /// allowed (root, CAP_SYS_NICE or RLIMIT_RTPRIO), else nice -10, else as they are. The
+    /// thread mostly sleeps in a blocking write, so this costs nothing, but on a busy CPU it
+    /// wakes in time for the next period instead of after the renderer's time slice.
+    static func raisePriority() -> String {
+        var param = sched_param()
+        param.sched_priority = 10
+        if pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0 { return "SCHED_FIFO 10" }
+        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(kioskGettid()), -10) == 0 { return "nice -10" }
+        return "normal"
     }
 
     mutating func report(_ level: Console.Level, _ message: String) {
@@ -184,7 +209,6 @@ struct SoundEngine {
     }
 
     mutating func open() {
-        lastOpenAttempt = EventLoop.now()
         do {
             let out = try ALSAOutput(device: settings.device)
             output = out
@@ -194,10 +218,12 @@ struct SoundEngine {
                 $0.periodFrames = out.periodFrames
                 $0.bufferFrames = out.bufferFrames
             }
-            if deviceFailed { log(.info, "sounds: playing on ALSA device '\(echoed(settings.device, limit: 100))'") }
+            if deviceFailed && recoveryLog.note() { log(.info, "sounds: playing on ALSA device '\(echoed(settings.device, limit: 100))' again") }
             deviceFailed = false
+            retryAt = nil
+            retryPause = 1
         } catch {
-            deviceFailed = true
+            failed()
             report(.warning, "sounds: \(error); the kiosk plays without sound")
         }
     }
@@ -212,9 +238,7 @@ struct SoundEngine {
 
     mutating func start(_ effect: SoundEffect, postedAt: TimeStamp) {
         guard settings.enabled, let clip = clips[effect] else { return }
-        if output == nil, let last = lastOpenAttempt, EventLoop.now().microseconds - last.microseconds > Int64(SoundPlayer.retrySeconds * 1e6) {
-            open()
-        }
+        if output == nil, let at = retryAt, EventLoop.now() >= at { open() }
         guard let output else { return }
         if !running {
             do {
@@ -268,13 +292,21 @@ struct SoundEngine {
             $0.starts += starts
             if $0.starts.count > 1000 { $0.starts.removeFirst($0.starts.count - 1000) }
             $0.periodsWritten += 1
+            $0.streaming = !stop
             $0.underruns = underruns
             if stop { $0.stops += 1 }
         }
     }
 
-    mutating func fail(_ error: SoundDeviceError) {
+    /// Notes a device failure: the next try waits twice as long as the last (1 s to 60 s).
+    mutating func failed() {
         deviceFailed = true
+        retryAt = EventLoop.now().adding(milliseconds: retryPause * 1000)
+        retryPause = min(retryPause * 2, SoundPlayer.retrySeconds)
+    }
+
+    mutating func fail(_ error: SoundDeviceError) {
+        failed()
         report(.warning, "sounds: \(error); the kiosk plays without sound")
         output = nil
         running = false
