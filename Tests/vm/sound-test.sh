@@ -98,7 +98,10 @@ vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
 vm_check "all kernel modules loaded" vm_modules_loaded
 vm_check "snd-aloop's card is there" vm_has '^cards\| .*Loopback'
 vm_check "live: the kiosk ran and exited 0" vm_has '^SOUND-EXIT live rc=0'
-vm_check "live: no sound problem was logged" bash -c "! grep -q '^live| .*sounds' '$VM_LOG'"
+# Underruns may happen under TCG (one emulated CPU shared with the renderer); they are
+# recovered. Anything else about the sounds is a failure.
+vm_check "live: no sound problem was logged (underruns aside)" \
+    bash -c "! grep '^live| .*sounds' '$VM_LOG' | grep -qv 'underrun [0-9]* on ALSA device'"
 vm_check "live: arecord recorded" vm_has '^SOUND-REC frames=[1-9]'
 
 # The chime's onset, then the pops': each pop as long after the chime as it came after the Start tap.
