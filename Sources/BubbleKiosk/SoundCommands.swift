@@ -52,7 +52,10 @@ struct AudioOut {
     mutating func add(_ events: [GameEvent], at time: TimeStamp, round: Round) {
         for e in events {
             guard let effect = cues.effect(for: .game(e), round: round), let clip = clips[effect] else { continue }
-            timeline.add(clip, atFrame: AudioTimeline.frame(at: Double(time.microseconds - origin.microseconds) / 1e6))
+            // A timed round ends when its countdown does, which the next gesture only reveals.
+            var at = time
+            if case .roundOver = e, let end = round.endTime { at = min(time, end) }
+            timeline.add(clip, atFrame: AudioTimeline.frame(at: Double(at.microseconds - origin.microseconds) / 1e6))
         }
     }
 
