@@ -19,6 +19,7 @@ import Testing
             var env = ProcessInfo.processInfo.environment
             env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
             env["STATE_DIRECTORY"] = nil
+            env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
             process.environment = env
             process.standardError = FileHandle(forWritingAtPath: errPath)
             process.standardOutput = FileHandle(forWritingAtPath: outPath)
@@ -92,6 +93,7 @@ import Testing
         p.arguments = ["-c", script, CommandRunner.binary.path, shot]
         var env = ProcessInfo.processInfo.environment
         env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
+        env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
         p.environment = env
         let out = Pipe()
         p.standardOutput = out

@@ -231,6 +231,32 @@ func writePulse(_ url: URL, level: Double, rate: Int, channels: Int, millisecond
         for pop in segments.dropFirst() { #expect(pop.count < 2 * 4000, "\(pop.count)") }  // a pop is 80 ms
     }
 
+    /// SIGHUP moves the sounds to another device and drops one, without a restart.
+    @Test func aReloadMovesTheSoundsToAnotherDevice() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        let a = dir.appendingPathComponent("a.raw"), b = dir.appendingPathComponent("b.raw")
+        let conf = dir.appendingPathComponent("k.conf")
+        try "[sounds]\ndevice = file:FILE=\(a.path)\n".write(to: conf, atomically: true, encoding: .utf8)
+        let rec = try CommandRunner.run(["round-recording", "--seed", "3", "--size", "1280x800", "--pop", "1"])
+        let recording = dir.appendingPathComponent("round.evemu")
+        try Self.delayed(rec.stdout, seconds: 4).write(to: recording, atomically: true, encoding: .utf8)
+        let k = try SignalTests.Kiosk(["run", "--display", "virtual:1280x800", "--input", "replay:\(recording.path)",
+                                       "--seed", "3", "--duration", "7", "--config", conf.path], dir: dir)
+        #expect(k.waitFor("first frame on screen"), "\(k.stderr)")
+        try "[sounds]\ndevice = file:FILE=\(b.path)\nround_start = none\n".write(to: conf, atomically: true, encoding: .utf8)
+        k.send(SIGHUP)
+        #expect(k.waitFor("reloaded the configuration (1 file): sounds.device, sounds.round_start now"), "\(k.stderr)")
+        let end = k.wait()
+        #expect(end.status == 0, "\(k.stderr)")
+        #expect(!k.stderr.contains("sounds:"), "\(k.stderr)")
+        // Device A was opened and closed unused; B got the pop (and no round-start chime).
+        #expect((try? Data(contentsOf: a))?.isEmpty ?? true)
+        let samples = int16Samples(try Data(contentsOf: b))
+        let sounding = stride(from: 0, to: samples.count, by: 2).filter { samples[$0] != 0 }
+        #expect(!sounding.isEmpty)
+        #expect(sounding.count < 4000, "one 80 ms pop, no chime: \(sounding.count) frames")
+    }
+
     @Test func noSoundCardAndAMissingFileAreOneLineEachAndTheGameGoesOn() throws {
         let dir = try CommandRunner.temporaryDirectory()
         let conf = dir.appendingPathComponent("k.conf")
