@@ -83,6 +83,21 @@ extension ConfigSchema {
         ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
                       + "auto: screenshot.png in the state directory, else the working directory"),
+
+        ConfigKey("scoring", "combo_window_ms", .double(\.scoring.comboWindowMS, 50...10000),
+                  "A pop this soon after the previous one continues a combo"),
+        ConfigKey("scoring", "combo_bonus", .int(\.scoring.comboBonus, 0...10000),
+                  "Extra points per combo step on each pop of a combo (the 2nd pop in a row is step 1); 0 is off, 5 is lively"),
+        ConfigKey("scoring", "combo_max_steps", .int(\.scoring.comboMaxSteps, 1...100),
+                  "A combo's bonus stops growing after this many steps"),
+        ConfigKey("scoring", "par_time_s", .double(\.scoring.parTimeS, 1...3600),
+                  "A classic round cleared faster than this earns the time bonus"),
+        ConfigKey("scoring", "time_bonus_per_s", .int(\.scoring.timeBonusPerS, 0...10000),
+                  "Points per whole second under par_time_s for clearing a classic round; 0 is off, 10 is lively"),
+        ConfigKey("scoring", "high_scores", .int(\.scoring.highScores, 1...100),
+                  "Ranks in the high-score table: a round that makes one is celebrated with its rank"),
+        ConfigKey("scoring", "board_rows", .int(\.scoring.boardRows, 0...10),
+                  "Top scores the start screen lists for today and for all time; 0 shows none"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

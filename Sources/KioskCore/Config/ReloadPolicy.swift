@@ -26,6 +26,8 @@ public enum ReloadPolicy {
         switch key.section {
         case "gestures", "score", "attract", "input", "operator": return .now
         case "game", "timed": return .nextRound
+        // Bonuses apply to the round in progress; the table's size and rows show at once.
+        case "scoring": return .now
         // The display's size, density and rotation are fixed for the process; so is anything
         // this table does not know yet.
         default: return .restart

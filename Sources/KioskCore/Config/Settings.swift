@@ -119,6 +119,26 @@ public struct OperatorSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Bonuses on top of `[score]` and the high-score table (`[scoring]`).
+public struct ScoringSettings: Equatable, Sendable {
+    /// A pop this soon after the previous one continues a combo.
+    public var comboWindowMS = 1500.0
+    /// Extra points per combo step on each pop of a combo; 0 turns combos off.
+    public var comboBonus = 0
+    /// The combo's step stops growing here.
+    public var comboMaxSteps = 5
+    /// A classic round cleared faster than this earns the time bonus...
+    public var parTimeS = 30.0
+    /// ...of this many points per whole second under par; 0 turns it off.
+    public var timeBonusPerS = 0
+    /// Ranks in the high-score table (per mode).
+    public var highScores = 10
+    /// Top scores the start screen lists for today and for all time.
+    public var boardRows = 3
+
+    public init() {}
+}
+
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
     public var display = DisplaySettings()
@@ -129,6 +149,7 @@ public struct Settings: Equatable, Sendable {
     public var attract = AttractSettings()
     public var input = InputSettings()
     public var `operator` = OperatorSettings()
+    public var scoring = ScoringSettings()
 
     public init() {}
 }
