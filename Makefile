@@ -6,7 +6,7 @@ DEBUG_BIN   := .build/debug/bubble-kiosk
 RELEASE_BIN := .build/release/bubble-kiosk
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
 # end-to-end tests use.
-DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev fonts-dejavu-core \
+DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libsqlite3-dev fonts-dejavu-core \
                 evemu-tools qemu-system-x86 busybox-static python3
 DEPS_STAMP  := build/.deps-installed
 
