@@ -2,6 +2,7 @@ import Glibc
 import KioskCore
 import KioskPlatform
 import KioskRuntime
+import KioskScores
 
 /// `bubble-kiosk run`: the kiosk itself.
 struct RunCommand: KioskCommand {
@@ -25,7 +26,8 @@ struct RunCommand: KioskCommand {
         virtual display. --grab (or [input] grab = true) keeps the touch devices from other
         programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
         the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless
-        [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd).
+        [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd), and where
+        scores.db keeps high scores and play statistics (default /var/lib/bubble-kiosk).
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
         screenshot.
         """
@@ -101,6 +103,8 @@ struct RunCommand: KioskCommand {
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
+        // High scores and play statistics: scores.db in the state directory, on a writer thread.
+        try ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

@@ -41,8 +41,6 @@ public struct HighScoreEntry: Equatable, Sendable {
 /// cut at any moment leaves a database that opens (see the README).
 public final class ScoreStore {
     public static let fileName = "scores.db"
-    /// Default folder when neither `$STATE_DIRECTORY` nor `--state-dir` names one.
-    public static let defaultDirectory = "/var/lib/bubble-kiosk"
     public static let schemaVersion: Int64 = 1
 
     public let path: String

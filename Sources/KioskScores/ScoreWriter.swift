@@ -100,7 +100,7 @@ public final class ScoreWriter {
                         if failing { results.post(.log(.notice, "scores: saving again in \(echoed(s.path, limit: 200))")) }
                         failing = false
                         results.post(.recorded(id: id, roundStart: start, score: record.score, rank: rank))
-                        board(rows)
+                        if rows > 0 { board(rows) }
                     } catch {
                         if !failing {
                             let why = error.isFull ? "the disk is full" : "\(error)"

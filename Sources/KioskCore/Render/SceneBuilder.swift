@@ -116,9 +116,10 @@ public struct SceneBuilder: Sendable {
         guard rows > 0, !lists.today.isEmpty || !lists.allTime.isEmpty else { return [] }
         let line = field.px(6.5)
         let top = game.button.y + game.button.height + field.px(10)
-        let shown = min(rows, max(lists.today.count, lists.allTime.count))
-        // Header plus rows, above the bottom margin.
-        guard top + line * Double(shown) + field.px(3) <= height else { return [] }
+        // Header plus as many rows as fit above the bottom margin.
+        let fitting = Int(((height - field.px(3) - top) / line).rounded(.down))
+        let shown = min(rows, max(lists.today.count, lists.allTime.count), fitting)
+        guard shown > 0 else { return [] }
         var items: [SceneItem] = []
         let heading = RGBColor(hex: 0xFF_D6_0A)
         let entry = RGBColor(hex: 0xC8_D4_E8)
