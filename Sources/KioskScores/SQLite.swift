@@ -64,9 +64,14 @@ final class SQLiteDatabase {
     }
 
     /// Runs statements that return no rows we need.
-    func execute(_ sql: String) throws(SQLiteError) {
+    func execute(context: String? = nil, _ sql: String) throws(SQLiteError) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
-        if rc != SQLITE_OK { throw error(String(sql.prefix(40)), rc) }
+        if rc != SQLITE_OK { throw error(context ?? Self.summary(sql), rc) }
+    }
+
+    /// The start of a statement, for messages: its first line, at most 40 characters.
+    static func summary(_ sql: String) -> String {
+        String((sql.split(separator: "\n").first ?? "").prefix(40))
     }
 
     /// Runs one statement with `bindings` and returns its rows.
@@ -74,7 +79,7 @@ final class SQLiteDatabase {
     func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
         var stmt: OpaquePointer?
         var rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
-        guard rc == SQLITE_OK else { throw error(String(sql.prefix(40)), rc) }
+        guard rc == SQLITE_OK else { throw error(Self.summary(sql), rc) }
         defer { sqlite3_finalize(stmt) }
         for (i, value) in bindings.enumerated() {
             let index = Int32(i + 1)
@@ -90,7 +95,7 @@ final class SQLiteDatabase {
         while true {
             rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw error(String(sql.prefix(40)), rc) }
+            guard rc == SQLITE_ROW else { throw error(Self.summary(sql), rc) }
             var row: [SQLiteValue] = []
             for c in 0..<sqlite3_column_count(stmt) {
                 switch sqlite3_column_type(stmt, c) {

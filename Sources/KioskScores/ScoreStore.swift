@@ -113,7 +113,9 @@ public final class ScoreStore {
     }
 
     static func createSchema(_ db: SQLiteDatabase) throws(SQLiteError) {
-        try db.execute("""
+        // Made already: nothing to write (the commands open the kiosk's file without writing).
+        if try db.query("PRAGMA user_version").first?.first?.int == schemaVersion { return }
+        try db.execute(context: "creating the tables", """
             CREATE TABLE IF NOT EXISTS rounds (
                 id INTEGER PRIMARY KEY,
                 started_ms INTEGER NOT NULL,
