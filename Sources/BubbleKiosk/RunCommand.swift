@@ -104,7 +104,7 @@ struct RunCommand: KioskCommand {
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         // High scores and play statistics: scores.db in the state directory, on a writer thread.
-        try ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
+        ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

@@ -26,12 +26,19 @@ public final class ScoreKeeper {
     public private(set) var recorded: [Int64] = []
 
     /// Starts the writer thread on `directory`'s `scores.db` and follows `runtime`'s events.
-    /// Start it after the event loop exists (the thread inherits its signal mask).
+    /// Start it after the event loop exists (the thread inherits its signal mask). When the
+    /// thread cannot start, says so once and returns nil: the game goes on without saving.
     @discardableResult
     public static func attach(to runtime: KioskRuntime, directory: String,
-                              wallClock: @escaping @Sendable () -> Int64 = wallClockMS) throws -> ScoreKeeper {
-        let keeper = ScoreKeeper(runtime: runtime, writer: try ScoreWriter(directory: directory, wallClock: wallClock),
-                                 wallClock: wallClock)
+                              wallClock: @escaping @Sendable () -> Int64 = wallClockMS) -> ScoreKeeper? {
+        let writer: ScoreWriter
+        do {
+            writer = try ScoreWriter(directory: directory, wallClock: wallClock)
+        } catch {
+            runtime.log(.error, "scores: cannot start the score writer (\(error)); the game goes on without saving")
+            return nil
+        }
+        let keeper = ScoreKeeper(runtime: runtime, writer: writer, wallClock: wallClock)
         keeper.writer.results.attach(to: runtime.loop, name: "score results") { [unowned keeper] in keeper.handle($0) }
         runtime.observe { [unowned keeper] event, time in keeper.follow(event, at: time) }
         runtime.observeExit { [keeper] in keeper.stop() }

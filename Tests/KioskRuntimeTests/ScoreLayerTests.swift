@@ -54,7 +54,9 @@ import Testing
         settings.attract.idleTimeoutS = 10
         settings.attract.roundOverS = 2
         let h = try RuntimeHarness(settings: settings)
-        let keeper = try ScoreKeeper.attach(to: h.runtime, directory: dir, wallClock: { 1_764_000_000_000 })
+        let fixedClock: @Sendable () -> Int64 = { 1_764_000_000_000 }
+        let attached = ScoreKeeper.attach(to: h.runtime, directory: dir, wallClock: fixedClock)
+        let keeper = try #require(attached)
         try h.run(ms: 100)
         // A round played to its end.
         h.startRound()
@@ -92,7 +94,8 @@ import Testing
         var settings = Settings()
         settings.attract.demoAfterS = 1
         let h = try RuntimeHarness(settings: settings)
-        let keeper = try ScoreKeeper.attach(to: h.runtime, directory: dir)
+        let attached = ScoreKeeper.attach(to: h.runtime, directory: dir)
+        let keeper = try #require(attached)
         try h.run(ms: 1500)
         #expect(h.runtime.session.game.isDemo)
         // A person takes over from the demo, and the kiosk stops mid-round.
@@ -116,7 +119,8 @@ import Testing
             chmod(dir, 0o555)
         }
         let h = try RuntimeHarness()
-        _ = try ScoreKeeper.attach(to: h.runtime, directory: dir)
+        let attached = ScoreKeeper.attach(to: h.runtime, directory: dir)
+        #expect(attached != nil)
         try h.run(ms: 100)
         for _ in 0..<2 {
             h.startRound()

@@ -127,8 +127,12 @@ public struct SceneBuilder: Sendable {
                                          ("all-time", "All time", lists.allTime, width * 0.7)] {
             items.append(text("scores-\(name)", title, at: Vector2(x, top), mm: 5.5, color: heading))
             for (i, score) in scores.prefix(shown).enumerated() {
-                items.append(text("scores-\(name)-\(i)", "\(i + 1).  \(score)", at: Vector2(x, top + line * Double(i + 1)),
-                                  mm: 5, bold: false, color: entry))
+                // Ranks right-aligned, scores left-aligned, on either side of the column's middle.
+                let y = top + line * Double(i + 1)
+                items.append(text("scores-\(name)-\(i)-rank", "\(i + 1).", at: Vector2(x - field.px(1), y), mm: 5,
+                                  bold: false, align: .right, color: entry))
+                items.append(text("scores-\(name)-\(i)", "\(score)", at: Vector2(x + field.px(1.5), y), mm: 5,
+                                  bold: false, align: .left, color: entry))
             }
         }
         return items
