@@ -59,11 +59,7 @@ public final class ScoreStore {
     /// says so. Throws when the folder or file cannot be written.
     public init(directory: String, now: Int64 = wallClockMS()) throws(ScoreStoreError) {
         path = Self.path(in: directory)
-        if !FileSystem.isDirectory(directory) {
-            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-                throw ScoreStoreError("\(SystemError("mkdir", directory))")
-            }
-        }
+        try Self.makeDirectory(directory)
         var st = stat()
         if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
             throw ScoreStoreError("\(echoed(path, limit: 200)): not a regular file")
@@ -74,6 +70,12 @@ public final class ScoreStore {
             let aside = try Self.moveAside(path, now: now)
             notes.append("\(echoed(path, limit: 200)): not a usable database (\(error.message)); moved it to \(echoed(aside, limit: 200)) and started a fresh one")
             do { db = try Self.openChecked(path) } catch { throw ScoreStoreError(error) }
+        } catch {
+            throw ScoreStoreError(error)
+        }
+        do {
+            try db.query("DELETE FROM rounds WHERE outcome = 'demo' AND started_ms < ?",
+                         [.int(now - Self.demoRetentionDays * 86_400_000)])
         } catch {
             throw ScoreStoreError(error)
         }
@@ -92,6 +94,23 @@ public final class ScoreStore {
             throw ScoreStoreError(error)
         }
     }
+
+    /// `mkdir -p`: the folder and any missing parents, mode 0755.
+    static func makeDirectory(_ directory: String) throws(ScoreStoreError) {
+        guard !FileSystem.isDirectory(directory) else { return }
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for part in directory.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw ScoreStoreError("\(SystemError("mkdir", prefix))")
+            }
+        }
+        guard FileSystem.isDirectory(directory) else { throw ScoreStoreError("\(SystemError("mkdir", directory, errno: ENOTDIR))") }
+    }
+
+    /// Demo rounds are kept this long (the attract mode plays thousands a day); people's rounds
+    /// are kept for ever.
+    public static let demoRetentionDays: Int64 = 90
 
     private static func openChecked(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
         let db = try SQLiteDatabase(path: path)

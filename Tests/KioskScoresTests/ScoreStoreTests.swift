@@ -201,6 +201,20 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         #expect(try store.record(record(5), tableSize: 10).id > 1, "space again: saving goes on")
     }
 
+    @Test func oldDemoRoundsArePrunedAtOpenAndFoldersMade() throws {
+        let dir = temporaryDirectory() + "/state/bubble-kiosk"
+        let now: Int64 = 1_796_110_200_000
+        let day: Int64 = 86_400_000
+        do {
+            let store = try ScoreStore(directory: dir, now: now)
+            _ = try store.record(record(1, outcome: .demo, startedMS: now - 91 * day), tableSize: 10)
+            _ = try store.record(record(2, outcome: .demo, startedMS: now - 89 * day), tableSize: 10)
+            _ = try store.record(record(3, outcome: .finished, startedMS: now - 400 * day), tableSize: 10)
+        }
+        let store = try ScoreStore(directory: dir, now: now)
+        #expect(try store.rounds(since: nil).map(\.score) == [3, 2], "people's rounds stay; demos for 90 days")
+    }
+
     @Test func openingExistingNeverCreates() throws {
         let dir = temporaryDirectory()
         #expect(try ScoreStore(existingIn: dir) == nil)
