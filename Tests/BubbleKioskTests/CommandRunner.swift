@@ -51,6 +51,10 @@ struct CommandRunner {
         var env = ProcessInfo.processInfo.environment
         // Never pick up a developer's /etc config in tests.
         env["BUBBLE_KIOSK_CONFIG_DIR"] = NSTemporaryDirectory() + "bubble-kiosk-no-config"
+        // Nor write its /var/lib/bubble-kiosk: scores go to a scratch folder unless the test names one.
+        if !args.contains("--state-dir") && environment["STATE_DIRECTORY"] == nil {
+            env["STATE_DIRECTORY"] = NSTemporaryDirectory() + "bubble-kiosk-test-state"
+        }
         for (k, v) in environment { env[k] = v }
         p.environment = env
         let out = Pipe(), err = Pipe()
