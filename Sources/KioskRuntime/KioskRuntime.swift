@@ -291,8 +291,10 @@ public final class KioskRuntime {
             if presentFailures.note() {
                 log(.error, "display \(display.name): \(error) (\(presentFailures.count) times)")
             }
-            // What was drawn never reached the screen: draw it all again next time.
+            // What was drawn never reached the screen: draw it all again, in a second even if
+            // nothing moves, so a passing failure does not leave a stale picture.
             renderer.invalidate()
+            return now.adding(milliseconds: 1000)
         }
         return nil
     }
