@@ -38,8 +38,18 @@ public final class MetricsExporter {
         runtime.observeReload { settings in self.apply(settings.metrics) }
         runtime.observeExit { self.write() }
         replaceTimer()
-        if let path = settings.textfile {
-            runtime.log(.info, "metrics to \(path) every \(PrometheusText.format(settings.intervalS)) s")
+        if settings.textfile != nil { announce() }
+    }
+
+    /// Says where the metrics go, and when node_exporter would not read them.
+    private func announce() {
+        guard let path = settings.textfile else {
+            runtime.log(.info, "metrics off")
+            return
+        }
+        runtime.log(.info, "metrics to \(path) every \(PrometheusText.format(settings.intervalS)) s")
+        if !path.hasSuffix(".prom") {
+            runtime.log(.warning, "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom")
         }
     }
 
@@ -67,7 +77,7 @@ public final class MetricsExporter {
         failedWrites = 0
         failureLogged = false
         replaceTimer()
-        runtime.log(.info, settings.textfile.map { "metrics to \($0) every \(PrometheusText.format(settings.intervalS)) s" } ?? "metrics off")
+        announce()
     }
 
     /// One timer that re-arms itself (so a reload can change the period): the first write in

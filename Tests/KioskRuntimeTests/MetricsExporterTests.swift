@@ -141,3 +141,16 @@ import Testing
         #expect(!h.loop.armedTimers.contains { $0.name == "metrics" })
     }
 }
+
+extension MetricsExporterTests {
+    /// node_exporter reads only `*.prom`: another name is written, with a warning.
+    @Test func aFileNotEndingInPromIsWrittenWithAWarning() throws {
+        let path = Self.temporaryDirectory() + "/bubble-kiosk.txt"
+        let h = try RuntimeHarness(settings: Self.settings(textfile: path))
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 })
+        try h.run(ms: 10)
+        #expect(exporter.writes == 1)
+        #expect(Array(h.logLines.prefix(2)) == ["metrics to \(path) every 1 s",
+                                                "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom"])
+    }
+}
