@@ -31,7 +31,7 @@ import Testing
         let plain = try RuntimeHarness()
         try plain.run(ms: 20_000)
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000 })
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000 }, offLoop: false)
         try h.run(ms: 20_000)
         #expect(exporter.writes == 0)
         #expect(!h.loop.armedTimers.contains { $0.name == "metrics" })
@@ -46,7 +46,7 @@ import Testing
         let dir = Self.temporaryDirectory()
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 2))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000.25 })
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000.25 }, offLoop: false)
         #expect(h.logLines == ["metrics to \(path) every 2 s"])
         try h.run(ms: 50)
         // Written at once, then every interval; only the finished file is in the folder.
@@ -91,7 +91,7 @@ import Testing
         let dir = Self.temporaryDirectory()
         let path = dir + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 })
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
         try h.run(ms: 50)
         h.startRound()
         _ = try h.popATapBubble()
@@ -117,7 +117,7 @@ import Testing
     @Test func reloadTurnsMetricsOnMovesThemAndTurnsThemOff() throws {
         let dir = Self.temporaryDirectory()
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 })
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
         try h.run(ms: 50)
         h.startRound()
         h.config = ConfigResult(settings: Self.settings(textfile: dir + "/a.prom"))
@@ -147,10 +147,57 @@ extension MetricsExporterTests {
     @Test func aFileNotEndingInPromIsWrittenWithAWarning() throws {
         let path = Self.temporaryDirectory() + "/bubble-kiosk.txt"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 })
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
         try h.run(ms: 10)
         #expect(exporter.writes == 1)
         #expect(Array(h.logLines.prefix(2)) == ["metrics to \(path) every 1 s",
                                                 "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom"])
+    }
+}
+
+extension MetricsExporterTests {
+    /// Runs the loop (virtual time, real waits) until `done`, at most 10 s of real time.
+    func until(_ h: RuntimeHarness, _ done: () -> Bool) -> Bool {
+        for _ in 0..<1000 {
+            if done() { return true }
+            usleep(10_000)
+            h.advance(ms: 10)
+        }
+        return done()
+    }
+
+    /// The kiosk's own mode: a writer thread does the file work, the loop hears back through a
+    /// mailbox, and the exit waits for the final write.
+    @Test func theWriterThreadWritesAndTheExitWaitsForTheLastWrite() throws {
+        let dir = Self.temporaryDirectory()
+        let path = dir + "/bubble-kiosk.prom"
+        let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
+        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 5 })
+        try h.run(ms: 10)
+        #expect(until(h) { exporter.writes >= 1 })
+        #expect(Self.value(try FileSystem.readText(path), "bubble_kiosk_start_time_seconds") == "5")
+        h.startRound()
+        _ = try h.popATapBubble()
+        #expect(until(h) { exporter.writes >= 2 })
+        let before = exporter.writes
+        h.runtime.finish()
+        #expect(exporter.writes > before)
+        // The final write has the final figures.
+        #expect(try FileSystem.readText(path) == exporter.text)
+        #expect(h.logLines.allSatisfy { !$0.contains("did not finish") }, "\(h.logLines)")
+        #expect(try FileSystem.listDirectory(dir) == ["bubble-kiosk.prom"])
+    }
+
+    @Test func theWriterThreadReportsAnUnwritableFolderOnce() throws {
+        let path = Self.temporaryDirectory() + "/missing/bubble-kiosk.prom"
+        let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
+        _ = MetricsExporter(runtime: h.runtime, wallClock: { 0 })
+        try h.run(ms: 10)
+        #expect(until(h) { h.logLines.contains { $0.hasPrefix("metrics: cannot write \(path): ") } })
+        h.advance(ms: 5000)
+        #expect(until(h) { h.loop.armedTimers.contains { $0.name == "metrics" } })
+        #expect(h.logLines.filter { $0.contains("metrics: cannot write") }.count == 1, "\(h.logLines)")
+        h.runtime.finish()
+        #expect(h.logLines.filter { $0.contains("metrics: cannot write") }.count == 1, "\(h.logLines)")
     }
 }
