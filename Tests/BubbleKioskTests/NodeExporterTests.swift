@@ -204,3 +204,22 @@ struct Scrape {
         #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles.path) == ["bubble-kiosk.prom"])
     }
 }
+
+/// The real binary with a metrics file it cannot write: one log line, and the kiosk plays on.
+@Suite struct MetricsFailureTests {
+    @Test func anUnwritableMetricsFolderIsOneLineAndTheKioskGoesOn() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        let conf = dir.appendingPathComponent("kiosk.conf")
+        let prom = dir.appendingPathComponent("missing/bubble-kiosk.prom").path
+        try "[metrics]\ntextfile = \(prom)\ninterval_s = 1\n".write(to: conf, atomically: true, encoding: .utf8)
+        let r = try CommandRunner.run(["run", "--display", "virtual:320x200", "--attract", "--duration", "3.5",
+                                       "--stats", "--config", conf.path], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let failures = r.stderr.split(separator: "\n").filter { $0.contains("metrics: cannot write") }
+        #expect(failures.count == 1, "\(r.stderr)")
+        #expect(failures.first?.contains("\(prom): ") == true, "\(r.stderr)")
+        // The demo played all along: frames kept coming.
+        let frames = r.stdout.split(separator: " ").first { $0.hasPrefix("frames=") }.flatMap { Int($0.dropFirst(7)) }
+        #expect((frames ?? 0) > 30, "\(r.stdout)")
+    }
+}
