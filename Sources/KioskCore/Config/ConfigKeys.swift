@@ -83,6 +83,11 @@ extension ConfigSchema {
         ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
                       + "auto: screenshot.png in the state directory, else the working directory"),
+
+        ConfigKey("metrics", "textfile", .path(\.metrics.textfile),
+                  "Fleet metrics for node_exporter's textfile collector, such as /var/lib/prometheus/node-exporter/bubble-kiosk.prom; auto: off"),
+        ConfigKey("metrics", "interval_s", .double(\.metrics.intervalS, 1...3600),
+                  "How often the metrics file is rewritten"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

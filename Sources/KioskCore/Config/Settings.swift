@@ -119,6 +119,16 @@ public struct OperatorSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Fleet metrics: a file for Prometheus node_exporter's textfile collector.
+public struct MetricsSettings: Equatable, Sendable {
+    /// Where the metrics go (a `*.prom` file in node_exporter's textfile folder); nil: off.
+    public var textfile: String? = nil
+    /// Seconds between rewrites of the file.
+    public var intervalS = 5.0
+
+    public init() {}
+}
+
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
     public var display = DisplaySettings()
@@ -129,6 +139,7 @@ public struct Settings: Equatable, Sendable {
     public var attract = AttractSettings()
     public var input = InputSettings()
     public var `operator` = OperatorSettings()
+    public var metrics = MetricsSettings()
 
     public init() {}
 }
