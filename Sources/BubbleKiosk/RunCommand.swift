@@ -103,6 +103,8 @@ struct RunCommand: KioskCommand {
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
+        // Fleet metrics for node_exporter's textfile collector ([metrics] textfile; off by default).
+        _ = MetricsExporter(runtime: runtime)
         // High scores and play statistics: scores.db in the state directory, on a writer thread.
         ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))

@@ -324,9 +324,10 @@ private func messages(_ result: ConfigResult) -> [String] {
         #expect(text.contains("\nswipe_share = 0.5\n"))
         #expect(text.contains("\n\n[score]\ntap_bubble = 10\nswipe_bubble = 20\nround_bonus = 50\nmiss = 0\n"))
         #expect(text.contains("\n\n[operator]\nscreenshot_path = auto\n"))
-        // The first sections in order; later issues append theirs.
+        // The layers operators configure append their sections after these.
         #expect(Array(ConfigSchema.standard.sections.prefix(8)) == ["display", "input", "gestures", "game", "attract",
                                                                     "timed", "score", "operator"])
+        #expect(text.contains("\n\n[metrics]\ntextfile = auto\ninterval_s = 5\n"))
         #expect(text.contains("\n\n[scoring]\ncombo_window_ms = 1500\ncombo_bonus = 0\ncombo_max_steps = 5\n"))
     }
 

@@ -84,6 +84,11 @@ extension ConfigSchema {
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
                       + "auto: screenshot.png in the state directory, else the working directory"),
 
+        ConfigKey("metrics", "textfile", .path(\.metrics.textfile),
+                  "Fleet metrics for node_exporter's textfile collector, such as /var/lib/prometheus/node-exporter/bubble-kiosk.prom; auto: off"),
+        ConfigKey("metrics", "interval_s", .double(\.metrics.intervalS, 1...3600),
+                  "How often the metrics file is rewritten"),
+
         ConfigKey("scoring", "combo_window_ms", .double(\.scoring.comboWindowMS, 50...10000),
                   "A pop this soon after the previous one continues a combo"),
         ConfigKey("scoring", "combo_bonus", .int(\.scoring.comboBonus, 0...10000),

@@ -119,6 +119,16 @@ public struct OperatorSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Fleet metrics: a file for Prometheus node_exporter's textfile collector.
+public struct MetricsSettings: Equatable, Sendable {
+    /// Where the metrics go (a `*.prom` file in node_exporter's textfile folder); nil: off.
+    public var textfile: String? = nil
+    /// Seconds between rewrites of the file.
+    public var intervalS = 5.0
+
+    public init() {}
+}
+
 /// Bonuses on top of `[score]` and the high-score table (`[scoring]`).
 public struct ScoringSettings: Equatable, Sendable {
     /// A pop this soon after the previous one continues a combo.
@@ -149,6 +159,7 @@ public struct Settings: Equatable, Sendable {
     public var attract = AttractSettings()
     public var input = InputSettings()
     public var `operator` = OperatorSettings()
+    public var metrics = MetricsSettings()
     public var scoring = ScoringSettings()
 
     public init() {}
