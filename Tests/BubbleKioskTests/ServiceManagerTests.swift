@@ -35,6 +35,7 @@ import Testing
         p.arguments = ["run", "--display", "virtual:320x200", "--duration", "2", "--config", conf.path]
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = socketPath
+        env["STATE_DIRECTORY"] = dir.appendingPathComponent("state").path
         env["WATCHDOG_USEC"] = "400000"
         env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
         p.environment = env
