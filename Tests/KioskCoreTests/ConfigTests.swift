@@ -362,6 +362,7 @@ private func messages(_ result: ConfigResult) -> [String] {
                 let halved = defaults[keyPath: path].map { "\($0 / 2)" }.joined(separator: " ")
                 bounds = (halved, halved)
             case .path: bounds = ("/var/tmp/shot.png", "auto")
+            case .commandLine: bounds = ("/usr/bin/logger -t 'bubble kiosk'", "")
             }
             var changed = defaults
             #expect(key.apply(bounds.0, to: &changed) == nil, "\(key.id) = \(bounds.0)")
