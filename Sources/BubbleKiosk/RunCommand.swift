@@ -101,8 +101,9 @@ struct RunCommand: KioskCommand {
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
-        // [hooks]: programs run for the kiosk's events; others fire high_score and reset on it.
-        let hooks = HookRunner.attach(to: runtime)
+        // [hooks]: programs run for the kiosk's events (the runtime keeps the runner; keep the
+        // result to fire high_score and reset on it).
+        HookRunner.attach(to: runtime)
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

@@ -147,7 +147,7 @@ public final class HookRunner {
         case .ready(let p, let w): (path, words) = (p, w)
         case .unusable(let w, _):
             // Reported at start or reload; look again quietly in case it was installed since.
-            guard case .success(let p) = Self.resolve(w[0]) else {
+            guard case .success(let p) = Self.resolve(w[0], searchPath: searchPath) else {
                 skippedUnusable += 1
                 return
             }
@@ -214,7 +214,7 @@ public final class HookRunner {
         for event in HookEvent.allCases {
             let text = settings.command(for: event)
             guard case .success(let line?) = HookCommandLine.parse(text) else { continue }
-            switch Self.resolve(line.program) {
+            switch Self.resolve(line.program, searchPath: searchPath) {
             case .success(let path):
                 commands[event] = .ready(path: path, words: line.words)
             case .failure(let why):
@@ -224,19 +224,24 @@ public final class HookRunner {
         }
     }
 
+    /// `$PATH` as the hooks get it.
+    private var searchPath: String? {
+        baseEnvironment.last { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) }
+    }
+
     public struct Unusable: Error {
         public let message: String
     }
 
     /// Where `program` is, as `execvp` would find it: a name with a `/` as it is, else the
-    /// first executable regular file of that name in `$PATH` (`/usr/local/bin:/usr/bin:/bin`
-    /// when unset).
+    /// first executable regular file of that name in `searchPath` (the hooks' `$PATH`;
+    /// `/usr/local/bin:/usr/bin:/bin` when unset).
     public static func resolve(_ program: String, searchPath: String? = nil) -> Result<String, Unusable> {
         if program.contains("/") {
             if let problem = unusable(program) { return .failure(Unusable(message: problem)) }
             return .success(program)
         }
-        let pathList = searchPath ?? getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        let pathList = searchPath ?? "/usr/local/bin:/usr/bin:/bin"
         var firstProblem: String?
         for dir in pathList.split(separator: ":", omittingEmptySubsequences: false) {
             let base = dir.isEmpty ? "." : String(dir)
