@@ -480,7 +480,8 @@ public final class HookRunner {
     }
 }
 
+/// Seconds to the millisecond, without a trailing `.0`: `0.004`, `2.5`, `10`.
 private func formatSeconds(_ s: Double) -> String {
-    let tenths = (s * 100).rounded() / 100
-    return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+    let rounded = (s * 1000).rounded() / 1000
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
 }

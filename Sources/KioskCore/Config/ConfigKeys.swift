@@ -85,7 +85,7 @@ extension ConfigSchema {
                       + "auto: screenshot.png in the state directory, else the working directory"),
 
         ConfigKey("hooks", "start", .commandLine(\.hooks.start),
-                  "Run when the kiosk has started (its first frame is on the screen); empty: nothing"),
+                  "Run when the kiosk has started (its first frame is on the screen)"),
         ConfigKey("hooks", "round_start", .commandLine(\.hooks.roundStart),
                   "Run when a person starts a round (not the demo)"),
         ConfigKey("hooks", "pop", .commandLine(\.hooks.pop),
