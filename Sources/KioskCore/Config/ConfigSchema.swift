@@ -195,11 +195,7 @@ public struct ConfigSchema: Sendable {
     /// `settings` as config text: every section and key, in schema order.
     public func render(_ settings: Settings) -> String {
         sections.map { section in
-            let lines = keys.filter { $0.section == section }.map { key in
-                // An empty value (no hook) leaves no trailing blank.
-                let value = key.render(settings)
-                return "\(key.name) =" + (value.isEmpty ? "" : " " + value) + "\n"
-            }
+            let lines = keys.filter { $0.section == section }.map { "\($0.name) = \($0.render(settings))\n" }
             return "[\(section)]\n" + lines.joined()
         }.joined(separator: "\n")
     }
@@ -218,8 +214,7 @@ public struct ConfigSchema: Sendable {
         for section in sections {
             text += "\n[\(section)]\n"
             for key in keys where key.section == section {
-                let value = key.render(defaults)
-                text += "# \(key.doc) (\(key.expectation))\n#\(key.name) =" + (value.isEmpty ? "" : " " + value) + "\n"
+                text += "# \(key.doc) (\(key.expectation))\n#\(key.name) = \(key.render(defaults))\n"
             }
         }
         return text
