@@ -111,9 +111,11 @@ import Testing
             return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil
         }
         // Real processes, virtual time: let the loop look after them for up to 5 real seconds.
-        for _ in 0..<500 where hooks.running > 0 || read("pop.env") == nil {
+        var waited = 0
+        while (hooks.running > 0 || read("pop.env") == nil) && waited < 500 {
             usleep(10_000)
             h.advance(ms: 10)
+            waited += 1
         }
         #expect(hooks.running == 0)
         let pop = (read("pop.env") ?? "").split(separator: "\n").map(String.init)
