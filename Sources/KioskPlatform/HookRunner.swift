@@ -37,6 +37,9 @@ public final class HookRunner {
     public private(set) var settings: HookSettings
     /// Between SIGTERM and SIGKILL to a hook's process group.
     public var killGraceMS = 2000.0
+    /// Watch each child through a pidfd (Linux 5.3); false (or a kernel without pidfds) polls
+    /// with `waitpid(WNOHANG)` every 100 ms while hooks run.
+    public var usesPidfds = true
     /// Where log lines go.
     public var log: (Console.Level, String) -> Void
     /// Unix time in seconds for `BUBBLE_TIME` (the realtime clock).
@@ -337,7 +340,7 @@ public final class HookRunner {
         let run = Run(event: event, pid: pid, started: now, deadline: now.adding(milliseconds: settings.timeoutS * 1000))
         run.output = output[0]
         loop.add(fd: output[0], name: run.label) { [unowned self, unowned run] in readOutput(run) }
-        let pidfd = CLinux_pidfd_open(pid)
+        let pidfd = usesPidfds ? CLinux_pidfd_open(pid) : -1
         if pidfd >= 0 {
             run.pidfd = pidfd
             loop.add(fd: pidfd, name: run.label) { [unowned self, unowned run] in reap(run) }

@@ -297,6 +297,22 @@ import Testing
         #expect(h.lines(containing: "hook idle[").contains { $0.contains("exited with status 0") })
     }
 
+    /// Without pidfds (kernels before 5.3) children are reaped by polling, timeouts still hold.
+    @Test func withoutPidfdsHooksAreReapedByPolling() throws {
+        let h = try Harness()
+        var settings = HookSettings()
+        settings.pop = "sh -c 'exit 7'"
+        settings.idle = "sleep 300"
+        settings.timeoutS = 0.3
+        h.start(settings)
+        h.runner.usesPidfds = false
+        h.runner.fire(.pop)
+        h.runner.fire(.idle)
+        #expect(try h.run(seconds: 10) { h.runner.running == 0 })
+        #expect(h.lines(containing: "hook pop[").contains { $0.contains("exited with status 7") })
+        #expect(h.lines(containing: "hook idle[").contains { $0.contains("killed by signal 15 (its timeout)") })
+    }
+
     @Test func programsAreFoundLikeExecvpFindsThem() throws {
         let h = try Harness()
         try h.script("tool", "exit 0")
