@@ -103,6 +103,9 @@ struct RunCommand: KioskCommand {
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         // Fleet metrics for node_exporter's textfile collector ([metrics] textfile; off by default).
         _ = MetricsExporter(runtime: runtime)
+        // [hooks]: programs run for the kiosk's events (the runtime keeps the runner; keep the
+        // result to fire high_score and reset on it).
+        HookRunner.attach(to: runtime)
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

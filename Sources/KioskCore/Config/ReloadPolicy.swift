@@ -24,7 +24,7 @@ public enum ReloadPolicy {
         default: break
         }
         switch key.section {
-        case "gestures", "score", "attract", "input", "operator", "metrics": return .now
+        case "gestures", "score", "attract", "input", "operator", "metrics", "hooks": return .now
         case "game", "timed": return .nextRound
         // The display's size, density and rotation are fixed for the process; so is anything
         // this table does not know yet.
