@@ -105,8 +105,13 @@ struct RunCommand: KioskCommand {
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         // Fleet metrics for node_exporter's textfile collector ([metrics] textfile; off by default).
         _ = MetricsExporter(runtime: runtime)
-        // High scores and play statistics: scores.db in the state directory, on a writer thread.
-        ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
+        // [hooks]: programs run for the kiosk's events (the runtime keeps the runner; keep the
+        // result to fire high_score and reset on it).
+        let hooks = HookRunner.attach(to: runtime)
+        // High scores and play statistics: scores.db in the state directory, on a writer thread;
+        // a new high score fires the high_score hook.
+        ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))?
+            .onHighScore = { hooks.fire(.highScore, fields: $0.hookFields) }
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

@@ -184,7 +184,7 @@ struct ScoreWriterTestCommand: KioskCommand {
             while !done {
                 for result in writer.results.wait() {
                     switch result {
-                    case .recorded(let id, _, _, _):
+                    case .recorded(let id, _, _, _, _):
                         Console.line("committed \(id)")
                         done = true
                     case .log(_, let line):

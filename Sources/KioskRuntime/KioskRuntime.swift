@@ -209,6 +209,7 @@ public final class KioskRuntime {
             deliver(touchTransform.apply(raw))
         }, lost: { [unowned self] device, time in
             emit(session.cancel(device: device, at: time), at: time)
+            notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
         display.onVisible = { [unowned self] shownAt in
             guard let input = inFlightInput else { return }
@@ -284,6 +285,7 @@ public final class KioskRuntime {
                 lastStatus = serviceStatus
                 notifier?.notify("READY=1\nSTATUS=\(lastStatus!)")
                 log(.info, "first frame on screen")
+                notify(.firstFrame, at: now)
             }
             frames += 1
             lastFrameAt = now

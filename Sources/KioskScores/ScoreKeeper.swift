@@ -22,8 +22,26 @@ public final class ScoreKeeper {
     }
     private var current: Current?
     private var board = ScoreBoard()
-    /// Rounds recorded whose commit was reported (tests, and the count in the exit line).
+    /// Rounds recorded whose commit was reported.
     public private(set) var recorded: [Int64] = []
+
+    /// A round that made the high-score table, as the store reported it.
+    public struct HighScore: Equatable, Sendable {
+        public var mode: Round.Mode
+        public var score: Int
+        /// 1 the best.
+        public var rank: Int
+        public var roundID: Int64
+
+        /// The `high_score` hook's data: `BUBBLE_MODE`, `BUBBLE_SCORE`, `BUBBLE_RANK`, `BUBBLE_ROUND_ID`.
+        public var hookFields: [(String, JSON)] {
+            [("mode", .string(mode.rawValue)), ("score", .int(score)), ("rank", .int(rank)), ("round_id", .int(Int(roundID)))]
+        }
+    }
+
+    /// Called on the loop's thread for each new high score, once its commit returned (the
+    /// `high_score` hook).
+    public var onHighScore: ((HighScore) -> Void)?
 
     /// Starts the writer thread on `directory`'s `scores.db` and follows `runtime`'s events.
     /// Start it after the event loop exists (the thread inherits its signal mask). When the
@@ -74,7 +92,7 @@ public final class ScoreKeeper {
         case .screen(.start):
             // Maybe a new day: today's list starts empty at midnight.
             writer.post(.refresh(rows: max(scoring.boardRows, 1)))
-        case .screen, .touch:
+        default:
             break
         }
     }
@@ -97,11 +115,12 @@ public final class ScoreKeeper {
     func handle(_ results: [ScoreResult]) {
         for result in results {
             switch result {
-            case .recorded(let id, let start, let score, let rank):
+            case .recorded(let id, let start, let mode, let score, let rank):
                 recorded.append(id)
                 if let rank {
                     board.celebration = ScoreBoard.Celebration(roundStart: start, rank: rank, score: score)
                     runtime.log(.info, "new high score \(score), #\(rank)")
+                    onHighScore?(HighScore(mode: mode, score: score, rank: rank, roundID: id))
                 }
             case .board(let b):
                 board.lists = b.lists

@@ -15,7 +15,7 @@ public enum ScoreRequest: Sendable {
 /// What the score writer thread answers, delivered on the loop's thread.
 public enum ScoreResult: Sendable {
     /// A round's commit returned: its id, and its rank when it made the high-score table.
-    case recorded(id: Int64, roundStart: TimeStamp, score: Int, rank: Int?)
+    case recorded(id: Int64, roundStart: TimeStamp, mode: Round.Mode, score: Int, rank: Int?)
     /// The high-score lists as they are now.
     case board(ScoreBoard)
     /// One line for the log (opening, moving a damaged file aside, a failure reported once).
@@ -99,7 +99,7 @@ public final class ScoreWriter {
                         let (id, rank) = try s.record(record, tableSize: tableSize)
                         if failing { results.post(.log(.notice, "scores: saving again in \(echoed(s.path, limit: 200))")) }
                         failing = false
-                        results.post(.recorded(id: id, roundStart: start, score: record.score, rank: rank))
+                        results.post(.recorded(id: id, roundStart: start, mode: record.mode, score: record.score, rank: rank))
                         if rows > 0 { board(rows) }
                     } catch {
                         if !failing {

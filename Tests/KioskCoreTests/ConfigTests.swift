@@ -328,6 +328,8 @@ private func messages(_ result: ConfigResult) -> [String] {
         #expect(Array(ConfigSchema.standard.sections.prefix(8)) == ["display", "input", "gestures", "game", "attract",
                                                                     "timed", "score", "operator"])
         #expect(text.contains("\n\n[metrics]\ntextfile = auto\ninterval_s = 5\n"))
+        #expect(text.contains("\n\n[hooks]\nstart = \nround_start = \n"))
+        #expect(ConfigSchema.standard.sections.contains("hooks"))
         #expect(text.contains("\n\n[scoring]\ncombo_window_ms = 1500\ncombo_bonus = 0\ncombo_max_steps = 5\n"))
     }
 
@@ -365,6 +367,7 @@ private func messages(_ result: ConfigResult) -> [String] {
                 let halved = defaults[keyPath: path].map { "\($0 / 2)" }.joined(separator: " ")
                 bounds = (halved, halved)
             case .path: bounds = ("/var/tmp/shot.png", "auto")
+            case .commandLine: bounds = ("/usr/bin/logger -t 'bubble kiosk'", "")
             }
             var changed = defaults
             #expect(key.apply(bounds.0, to: &changed) == nil, "\(key.id) = \(bounds.0)")

@@ -57,6 +57,8 @@ import Testing
         let fixedClock: @Sendable () -> Int64 = { 1_764_000_000_000 }
         let attached = ScoreKeeper.attach(to: h.runtime, directory: dir, wallClock: fixedClock)
         let keeper = try #require(attached)
+        var highs: [ScoreKeeper.HighScore] = []
+        keeper.onHighScore = { highs.append($0) }
         try h.run(ms: 100)
         // A round played to its end.
         h.startRound()
@@ -69,6 +71,8 @@ import Testing
         #expect(h.runtime.scoreBoard.celebration == ScoreBoard.Celebration(roundStart: start, rank: 1, score: score))
         #expect(h.runtime.scoreBoard[.classic].allTime == [score])
         #expect(h.logLines.contains("new high score \(score), #1"))
+        #expect(highs == [ScoreKeeper.HighScore(mode: .classic, score: score, rank: 1, roundID: 1)])
+        #expect(highs.first?.hookFields.map(\.0) == ["mode", "score", "rank", "round_id"])
         // A round left alone: the idle return abandons it.
         h.advance(ms: 2500)
         #expect(h.runtime.session.game.screen == .start)

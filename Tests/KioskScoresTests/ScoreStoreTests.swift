@@ -240,7 +240,7 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         var results = Self.collect(writer) { r in r.filter { if case .recorded = $0 { true } else { false } }.count == 2 }
         writer.stop()
         results += writer.results.take()
-        let ranks: [Int?] = results.compactMap { if case .recorded(_, _, _, let rank) = $0 { rank } else { nil } }
+        let ranks: [Int?] = results.compactMap { if case .recorded(_, _, _, _, let rank) = $0 { rank } else { nil } }
         #expect(ranks == [1, 1])
         let boards: [ScoreBoard] = results.compactMap { if case .board(let b) = $0 { b } else { nil } }
         #expect(boards.last?[.classic].allTime == [90, 70])
@@ -274,6 +274,6 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         let results = writer.results.take()
         let logs: [String] = results.compactMap { if case .log(_, let l) = $0 { l } else { nil } }
         #expect(logs.count == 1 && logs[0].contains("moved it to"), "\(logs)")
-        #expect(results.contains { if case .recorded(1, _, 12, 1) = $0 { true } else { false } })
+        #expect(results.contains { if case .recorded(1, _, .classic, 12, 1) = $0 { true } else { false } })
     }
 }

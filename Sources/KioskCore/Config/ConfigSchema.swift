@@ -17,6 +17,9 @@ public enum ConfigKind: Sendable {
                  check: (@Sendable ([Double]) -> String?)? = nil)
     /// An absolute file path, or `auto` for nil (a default decided at run time).
     case path(WritableKeyPath<Settings, String?> & Sendable)
+    /// A program and its arguments with shell-like quoting (`HookCommandLine`), never run
+    /// through a shell; empty for none.
+    case commandLine(WritableKeyPath<Settings, String> & Sendable)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -49,6 +52,7 @@ public struct ConfigKey: Sendable {
         case .numbers(_, let count, let r, _):
             return "\(count) numbers from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) separated by spaces"
         case .path: return "an absolute path or 'auto'"
+        case .commandLine: return "a program and its arguments, quoted as in sh but run without a shell, or nothing"
         }
     }
 
@@ -95,6 +99,11 @@ public struct ConfigKey: Sendable {
             guard text.hasPrefix("/"), text.utf8.count < 4096,
                   !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
             settings[keyPath: path] = text
+        case .commandLine(let path):
+            if case .failure(let problem) = HookCommandLine.parse(text) {
+                return "not a command line: \(problem), got '\(echoed(text))'"
+            }
+            settings[keyPath: path] = text
         }
         return nil
     }
@@ -109,6 +118,7 @@ public struct ConfigKey: Sendable {
         case .choice(let path, _): return String(settings[keyPath: path])
         case .numbers(let path, _, _, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         case .path(let path): return settings[keyPath: path] ?? "auto"
+        case .commandLine(let path): return settings[keyPath: path]
         }
     }
 
@@ -119,7 +129,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .numbers, .path: return nil
+        case .bool, .numbers, .path, .commandLine: return nil
         }
     }
 
@@ -133,6 +143,7 @@ public struct ConfigKey: Sendable {
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
         case .numbers(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         case .path(let path): target[keyPath: path] = source[keyPath: path]
+        case .commandLine(let path): target[keyPath: path] = source[keyPath: path]
         }
     }
 }

@@ -24,7 +24,7 @@ public enum ReloadPolicy {
         default: break
         }
         switch key.section {
-        case "gestures", "score", "attract", "input", "operator", "metrics": return .now
+        case "gestures", "score", "attract", "input", "operator", "metrics", "hooks": return .now
         case "game", "timed": return .nextRound
         // Bonuses apply to the round in progress; the table's size and rows show at once.
         case "scoring": return .now

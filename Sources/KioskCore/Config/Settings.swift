@@ -129,6 +129,43 @@ public struct MetricsSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Programs the kiosk runs when things happen (`[hooks]`): a command line per event (empty:
+/// none), and the limits every run is held to.
+public struct HookSettings: Equatable, Sendable {
+    public var start = ""
+    public var roundStart = ""
+    public var pop = ""
+    public var roundOver = ""
+    public var highScore = ""
+    public var idle = ""
+    public var reset = ""
+    public var displayLost = ""
+    public var touchscreenLost = ""
+    /// A run still going after this long has its process group sent SIGTERM, then SIGKILL.
+    public var timeoutS = 10.0
+    /// Hooks running at once; more are dropped.
+    public var maxRunning = 4
+    /// Runs of one event in any minute; more are dropped.
+    public var perEventPerMinute = 60
+
+    public init() {}
+
+    /// The command line configured for `event`; empty when none.
+    public func command(for event: HookEvent) -> String {
+        switch event {
+        case .start: return start
+        case .roundStart: return roundStart
+        case .pop: return pop
+        case .roundOver: return roundOver
+        case .highScore: return highScore
+        case .idle: return idle
+        case .reset: return reset
+        case .displayLost: return displayLost
+        case .touchscreenLost: return touchscreenLost
+        }
+    }
+}
+
 /// Bonuses on top of `[score]` and the high-score table (`[scoring]`).
 public struct ScoringSettings: Equatable, Sendable {
     /// A pop this soon after the previous one continues a combo.
@@ -160,6 +197,7 @@ public struct Settings: Equatable, Sendable {
     public var input = InputSettings()
     public var `operator` = OperatorSettings()
     public var metrics = MetricsSettings()
+    public var hooks = HookSettings()
     public var scoring = ScoringSettings()
 
     public init() {}

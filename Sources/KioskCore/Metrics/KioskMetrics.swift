@@ -68,7 +68,7 @@ public struct KioskMetrics: Sendable {
         case .game(.idleReturn):
             if let mode = current { roundsPlayed["\(mode) abandoned", default: 0] += 1 }
             current = nil
-        case .game, .screen:
+        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost:
             break
         }
     }
