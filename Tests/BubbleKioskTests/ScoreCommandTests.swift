@@ -8,10 +8,16 @@ import Testing
         let rec = try CommandRunner.run(["round-recording", "--seed", "3", "--size", "640x400"])
         let file = dir.appendingPathComponent("round.evemu")
         try rec.stdout.write(to: file, atomically: true, encoding: .utf8)
+        // The high_score hook gets the new high score on standard input.
+        let conf = dir.appendingPathComponent("kiosk.conf")
+        try "[attract]\ndemo = false\n[hooks]\nhigh_score = /bin/cat\n".write(to: conf, atomically: true, encoding: .utf8)
         let run = try CommandRunner.run(["run", "--display", "virtual:640x400", "--input", "replay:\(file.path)",
-                                         "--seed", "3", "--duration", "7", "--state-dir", dir.path])
+                                         "--seed", "3", "--duration", "7", "--state-dir", dir.path, "--config", conf.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("new high score"), "\(run.stderr)")
+        #expect(run.stderr.contains(#"hook high_score["#) && run.stderr.contains(#""event":"high_score","#)
+                && run.stderr.contains(#""mode":"classic","score":"#) && run.stderr.contains(#""rank":1,"round_id":1}"#),
+                "\(run.stderr)")
         #expect(!run.stderr.contains("cannot save"), "\(run.stderr)")
     }
 
