@@ -5,9 +5,11 @@ SWIFT       ?= swift
 DEBUG_BIN   := .build/debug/bubble-kiosk
 RELEASE_BIN := .build/release/bubble-kiosk
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
-# end-to-end tests use.
-DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libasound2-dev libsndfile1-dev fonts-dejavu-core \
-                evemu-tools alsa-utils qemu-system-x86 busybox-static python3
+# end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
+# on a loopback port).
+DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libsqlite3-dev libasound2-dev \
+                libsndfile1-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 \
+                prometheus-node-exporter
 DEPS_STAMP  := build/.deps-installed
 
 .PHONY: all deps build release test unit-test vm-test run bench sounds clean

@@ -18,13 +18,16 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "CLinux"),
+        // High scores and play statistics: SQLite behind a writer thread.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "KioskRuntime", "CSQLite"]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CSystemd", "CALSA", "CSndfile"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
         .executableTarget(
             name: "BubbleKiosk",
-            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime"]
+            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime", "KioskScores"]
         ),
         .testTarget(
             name: "KioskCoreTests",
@@ -42,7 +45,11 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskRuntimeTests",
-            dependencies: ["KioskRuntime", "KioskPlatform", "KioskRender", "KioskCore"]
+            dependencies: ["KioskRuntime", "KioskPlatform", "KioskRender", "KioskCore", "KioskScores"]
+        ),
+        .testTarget(
+            name: "KioskScoresTests",
+            dependencies: ["KioskScores", "KioskRuntime", "KioskPlatform", "KioskCore", "CSQLite"]
         ),
         .testTarget(
             name: "BubbleKioskTests",

@@ -17,6 +17,8 @@ struct BubbleKiosk {
           round-recording --seed N --size WxH [--pop N]     an evemu recording that plays that round
           bench [--size WxH] [--bubbles N] [--frames N] [--json]  time the renderer against memcpy and naive cairo
           devices                                           list DRM cards, connectors, framebuffers and input devices
+          scores [--mode M] [--json] [--reset]              print or clear the high-score table
+          stats [--since YYYY-MM-DD] [--json]               rounds per day and hour, medians, finished and abandoned
 
         Run `bubble-kiosk COMMAND --help` for a command's options.
         """
@@ -42,6 +44,9 @@ struct BubbleKiosk {
         case "bench": code = run(BenchCommand.self, rest)
         case "devices": code = run(DevicesCommand.self, rest)
         case "generate-sounds": code = run(GenerateSoundsCommand.self, rest)
+        case "scores": code = run(ScoresCommand.self, rest)
+        case "stats": code = run(StatsCommand.self, rest)
+        case "score-writer-test": code = run(ScoreWriterTestCommand.self, rest)
         default:
             Console.errorLine("bubble-kiosk: unknown command '\(echoed(command))'")
             Console.err(usage + "\n")

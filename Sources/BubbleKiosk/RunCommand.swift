@@ -2,6 +2,7 @@ import Glibc
 import KioskCore
 import KioskPlatform
 import KioskRuntime
+import KioskScores
 
 /// `bubble-kiosk run`: the kiosk itself.
 struct RunCommand: KioskCommand {
@@ -25,7 +26,8 @@ struct RunCommand: KioskCommand {
         virtual display. --grab (or [input] grab = true) keeps the touch devices from other
         programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
         the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless
-        [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd).
+        [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd), and where
+        scores.db keeps high scores and play statistics (default /var/lib/bubble-kiosk).
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
         screenshot.
         """
@@ -109,6 +111,18 @@ struct RunCommand: KioskCommand {
         }
         runtime.observeReload { sounds?.reload($0.sounds) }
         runtime.observeExit { sounds?.stop() }
+        // Fleet metrics for node_exporter's textfile collector ([metrics] textfile; off by default).
+        _ = MetricsExporter(runtime: runtime)
+        // [hooks]: programs run for the kiosk's events (the runtime keeps the runner; keep the
+        // result to fire high_score and reset on it).
+        let hooks = HookRunner.attach(to: runtime)
+        // High scores and play statistics: scores.db in the state directory, on a writer thread;
+        // a new high score fires the high_score hook and plays its sound.
+        ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))?
+            .onHighScore = {
+                hooks.fire(.highScore, fields: $0.hookFields)
+                sounds?.play(.highScore)
+            }
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }

@@ -16,4 +16,12 @@ public enum StateDirectory {
         if let flag, !flag.isEmpty { return flag }
         return nil
     }
+
+    /// Where the score store lives when neither says one (screenshots keep the working directory).
+    public static let storeDefault = "/var/lib/bubble-kiosk"
+
+    /// The score store's folder: `resolve(flag:)`, else `storeDefault`.
+    public static func resolveForStore(flag: String?) -> String {
+        resolve(flag: flag) ?? storeDefault
+    }
 }

@@ -13,6 +13,7 @@ extension KioskRuntime {
         forgetInputInFlight()
         displayState = .lost(since: now, retryMS: Self.firstRetryMS)
         loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
+        notify(.displayLost(reason: "\(error)"), at: now)
     }
 
     func retryDisplay(at now: TimeStamp) {

@@ -94,6 +94,9 @@ public final class KioskRuntime {
     var unshownInput: TimeStamp?
     var inFlightInput: TimeStamp?
     public private(set) var latencies = SampleRing(capacity: 4096)
+    /// Milliseconds each presented frame took to render and present (monotonic clock, real
+    /// time even on a virtual loop), the latest 4096.
+    public private(set) var frameTimes = SampleRing(capacity: 4096)
 
     /// - Parameters:
     ///   - settings: the configuration as loaded at start.
@@ -206,6 +209,7 @@ public final class KioskRuntime {
             deliver(touchTransform.apply(raw))
         }, lost: { [unowned self] device, time in
             emit(session.cancel(device: device, at: time), at: time)
+            notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
         display.onVisible = { [unowned self] shownAt in
             guard let input = inFlightInput else { return }
@@ -267,18 +271,21 @@ public final class KioskRuntime {
         let due = lastFrameAt.map { $0.adding(milliseconds: max(0, options.frameIntervalMS - 1)) } ?? now
         let scene = builder.scene(session, at: now)
         guard now >= due else { return scene != lastScene ? due : nil }
+        let renderStart = EventLoop.now()
         let damage = renderer.render(scene)
         guard !damage.isEmpty else { return nil }
         do {
             inFlightInput = unshownInput ?? inFlightInput
             unshownInput = nil
             try display.present(renderer.frame.buffer, damage: damage)
+            frameTimes.add(EventLoop.now().milliseconds(since: renderStart))
             if !readySent {
                 // The first frame is on screen: that is what "started" means for a kiosk.
                 readySent = true
                 lastStatus = serviceStatus
                 notifier?.notify("READY=1\nSTATUS=\(lastStatus!)")
                 log(.info, "first frame on screen")
+                notify(.firstFrame, at: now)
             }
             frames += 1
             lastFrameAt = now
@@ -291,8 +298,10 @@ public final class KioskRuntime {
             if presentFailures.note() {
                 log(.error, "display \(display.name): \(error) (\(presentFailures.count) times)")
             }
-            // What was drawn never reached the screen: draw it all again next time.
+            // What was drawn never reached the screen: draw it all again, in a second even if
+            // nothing moves, so a passing failure does not leave a stale picture.
             renderer.invalidate()
+            return now.adding(milliseconds: 1000)
         }
         return nil
     }

@@ -53,6 +53,10 @@ struct CommandRunner {
         env["BUBBLE_KIOSK_CONFIG_DIR"] = NSTemporaryDirectory() + "bubble-kiosk-no-config"
         // Nor its sound card: ALSA's default device is the null plugin (tests override it).
         env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
+        // Nor write its /var/lib/bubble-kiosk: scores go to a scratch folder unless the test names one.
+        if !args.contains("--state-dir") && environment["STATE_DIRECTORY"] == nil {
+            env["STATE_DIRECTORY"] = NSTemporaryDirectory() + "bubble-kiosk-test-state"
+        }
         for (k, v) in environment { env[k] = v }
         p.environment = env
         let out = Pipe(), err = Pipe()

@@ -36,6 +36,7 @@ import Testing
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = socketPath
         env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
+        env["STATE_DIRECTORY"] = dir.appendingPathComponent("state").path
         env["WATCHDOG_USEC"] = "400000"
         env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
         p.environment = env

@@ -18,7 +18,9 @@ import Testing
             process.arguments = args
             var env = ProcessInfo.processInfo.environment
             env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
-            env["STATE_DIRECTORY"] = nil
+            // --state-dir when given (the environment would win over it), else a scratch folder
+            // for the scores, never the machine's /var/lib/bubble-kiosk.
+            env["STATE_DIRECTORY"] = args.contains("--state-dir") ? nil : dir.appendingPathComponent("state").path
             env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
             process.environment = env
             process.standardError = FileHandle(forWritingAtPath: errPath)
@@ -94,6 +96,7 @@ import Testing
         var env = ProcessInfo.processInfo.environment
         env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
         env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
+        env["STATE_DIRECTORY"] = dir.appendingPathComponent("state").path
         p.environment = env
         let out = Pipe()
         p.standardOutput = out

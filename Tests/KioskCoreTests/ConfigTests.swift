@@ -324,9 +324,14 @@ private func messages(_ result: ConfigResult) -> [String] {
         #expect(text.contains("\nswipe_share = 0.5\n"))
         #expect(text.contains("\n\n[score]\ntap_bubble = 10\nswipe_bubble = 20\nround_bonus = 50\nmiss = 0\n"))
         #expect(text.contains("\n\n[operator]\nscreenshot_path = auto\n"))
+        // The layers operators configure append their sections after these.
+        #expect(Array(ConfigSchema.standard.sections.prefix(8)) == ["display", "input", "gestures", "game", "attract",
+                                                                    "timed", "score", "operator"])
+        #expect(text.contains("\n\n[metrics]\ntextfile = auto\ninterval_s = 5\n"))
+        #expect(text.contains("\n\n[hooks]\nstart = \nround_start = \n"))
+        #expect(ConfigSchema.standard.sections.contains("hooks"))
+        #expect(text.contains("\n\n[scoring]\ncombo_window_ms = 1500\ncombo_bonus = 0\ncombo_max_steps = 5\n"))
         #expect(text.contains("\n\n[sounds]\nenabled = true\nvolume = 0.8\ndevice = default\npop = auto\n"))
-        #expect(Array(ConfigSchema.standard.sections.prefix(8)) == ["display", "input", "gestures", "game", "attract", "timed",
-                                                                    "score", "operator"])
         #expect(ConfigSchema.standard.sections.contains("sounds"))
     }
 
@@ -365,6 +370,7 @@ private func messages(_ result: ConfigResult) -> [String] {
                 bounds = (halved, halved)
             case .path: bounds = ("/var/tmp/shot.png", "auto")
             case .text: bounds = ("/var/tmp/sound.wav", "none")
+            case .commandLine: bounds = ("/usr/bin/logger -t 'bubble kiosk'", "")
             }
             var changed = defaults
             #expect(key.apply(bounds.0, to: &changed) == nil, "\(key.id) = \(bounds.0)")

@@ -53,6 +53,15 @@ import Testing
         Golden.check(Self.render(s, &builder, at: 100), named: "screen-start")
     }
 
+    /// The start screen with today's and all-time best scores under the button.
+    @Test func startScreenWithHighScores() {
+        let s = Self.session()
+        var builder = SceneBuilder(field: s.game.field, seed: 21)
+        builder.scores = ScoreBoard(lists: [.classic: ScoreBoard.Lists(today: [180, 90], allTime: [420, 310, 180]),
+                                            .timed: ScoreBoard.Lists(today: [1], allTime: [1])])
+        Golden.check(Self.render(s, &builder, at: 100), named: "screen-start-high-scores")
+    }
+
     @Test func midRoundWithEachBubbleKind() throws {
         var s = Self.session()
         var builder = SceneBuilder(field: s.game.field, seed: 21)
@@ -89,5 +98,38 @@ import Testing
         }
         #expect(s.game.screen == .roundOver)
         Golden.check(Self.render(s, &builder, at: t + 2000), named: "screen-round-over")
+    }
+
+    /// A round that made the table: its rank under the button, and the bonuses it earned.
+    @Test func roundOverWithANewHighScore() throws {
+        var settings = Settings()
+        settings.attract.demo = false
+        settings.scoring.comboBonus = 5
+        settings.scoring.timeBonusPerS = 10
+        let field = PlayField(size: Self.size, pxPerMM: 2.5, game: settings.game)
+        var s = KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
+        var builder = SceneBuilder(field: s.game.field, seed: 21)
+        Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
+        var t = 1000.0
+        for b in try #require(s.game.round).bubbles {
+            switch b.kind {
+            case .tap(let n):
+                for _ in 0..<n {
+                    Self.tap(&s, b.center, at: t, builder: &builder)
+                    t += 400
+                }
+            case .swipe(let a):
+                Self.swipe(&s, b, angle: a, at: t, builder: &builder)
+                t += 400
+            }
+        }
+        let round = try #require(s.game.round)
+        #expect(s.game.screen == .roundOver && round.comboBonus > 0 && round.timeBonus > 0)
+        builder.scores = ScoreBoard(celebration: ScoreBoard.Celebration(roundStart: round.startTime, rank: 2, score: round.score))
+        Golden.check(Self.render(s, &builder, at: t + 2000), named: "screen-round-over-high-score")
+        // The rank of another round is not shown.
+        builder.scores = ScoreBoard(celebration: ScoreBoard.Celebration(roundStart: .zero, rank: 2, score: 1))
+        let scene = builder.scene(s, at: TimeStamp(milliseconds: t + 2000))
+        #expect(!scene.items.contains { $0.id == .ui("high-score") })
     }
 }

@@ -4,7 +4,11 @@
 #define CLINUX_H
 
 #include <signal.h>
+#include <errno.h>
+#include <spawn.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/inotify.h>
@@ -79,5 +83,46 @@ static const uint32_t CLinux_IN_DELETE_SELF = IN_DELETE_SELF;
 static const uint32_t CLinux_IN_IGNORED = IN_IGNORED;
 static const uint32_t CLinux_IN_Q_OVERFLOW = IN_Q_OVERFLOW;
 static const uint32_t CLinux_IN_ONLYDIR = IN_ONLYDIR;
+
+// Hooks: child processes started with posix_spawn, in a process group of their own, with
+// the signal mask and dispositions of a fresh process, and no descriptor of the kiosk's.
+
+static const short CLinux_POSIX_SPAWN_SETPGROUP = POSIX_SPAWN_SETPGROUP;
+static const short CLinux_POSIX_SPAWN_SETSIGMASK = POSIX_SPAWN_SETSIGMASK;
+static const short CLinux_POSIX_SPAWN_SETSIGDEF = POSIX_SPAWN_SETSIGDEF;
+
+/// The process's environment (`environ`, which Swift does not import as a safe global).
+static inline char *const *CLinux_environ(void) {
+    extern char **environ;
+    return environ;
+}
+
+/// Closes every descriptor from `from` up in the child (glibc 2.34 and later), so a hook
+/// inherits nothing of the kiosk's (the DRM card, input devices) even if one lacks CLOEXEC.
+/// (Defined in CLinux.c, which asks for the GNU declarations.)
+int CLinux_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
+
+/// A close-on-exec pipe (pipe2 with O_CLOEXEC); defined in CLinux.c.
+int CLinux_pipe_cloexec(int fds[2]);
+
+/// A descriptor that becomes readable when process `pid` exits (Linux 5.3), or -1 with errno.
+static inline int CLinux_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/// Empties `set` and fills it with every signal (for POSIX_SPAWN_SETSIGMASK/SETSIGDEF).
+static inline void CLinux_sigset_empty(sigset_t *set) { sigemptyset(set); }
+static inline void CLinux_sigset_fill(sigset_t *set) { sigfillset(set); }
+
+/// Decoding a waitpid status (macros Swift cannot import).
+static inline int CLinux_wifexited(int status) { return WIFEXITED(status); }
+static inline int CLinux_wexitstatus(int status) { return WEXITSTATUS(status); }
+static inline int CLinux_wifsignaled(int status) { return WIFSIGNALED(status); }
+static inline int CLinux_wtermsig(int status) { return WTERMSIG(status); }
 
 #endif

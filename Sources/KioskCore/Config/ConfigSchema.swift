@@ -21,6 +21,9 @@ public enum ConfigKind: Sendable {
     /// `expects`, which `check` (when given) accepts; `check` returns what is expected when not.
     case text(WritableKeyPath<Settings, String> & Sendable, expects: String = "printable text",
               check: (@Sendable (String) -> String?)? = nil)
+    /// A program and its arguments with shell-like quoting (`HookCommandLine`), never run
+    /// through a shell; empty for none.
+    case commandLine(WritableKeyPath<Settings, String> & Sendable)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -54,6 +57,7 @@ public struct ConfigKey: Sendable {
             return "\(count) numbers from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) separated by spaces"
         case .path: return "an absolute path or 'auto'"
         case .text(_, let expects, _): return expects
+        case .commandLine: return "a program and its arguments, quoted as in sh but run without a shell, or nothing"
         }
     }
 
@@ -105,6 +109,11 @@ public struct ConfigKey: Sendable {
                   !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
             if let expected = check?(text) { return "expected \(expected), got '\(echoed(text))'" }
             settings[keyPath: path] = text
+        case .commandLine(let path):
+            if case .failure(let problem) = HookCommandLine.parse(text) {
+                return "not a command line: \(problem), got '\(echoed(text))'"
+            }
+            settings[keyPath: path] = text
         }
         return nil
     }
@@ -120,6 +129,7 @@ public struct ConfigKey: Sendable {
         case .numbers(let path, _, _, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         case .path(let path): return settings[keyPath: path] ?? "auto"
         case .text(let path, _, _): return settings[keyPath: path]
+        case .commandLine(let path): return settings[keyPath: path]
         }
     }
 
@@ -130,7 +140,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .numbers, .path, .text: return nil
+        case .bool, .numbers, .path, .text, .commandLine: return nil
         }
     }
 
@@ -145,6 +155,7 @@ public struct ConfigKey: Sendable {
         case .numbers(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         case .path(let path): target[keyPath: path] = source[keyPath: path]
         case .text(let path, _, _): target[keyPath: path] = source[keyPath: path]
+        case .commandLine(let path): target[keyPath: path] = source[keyPath: path]
         }
     }
 }

@@ -25,8 +25,10 @@ public enum ReloadPolicy {
         }
         switch key.section {
         // Sounds are decoded again and the device reopened on the sound thread.
-        case "gestures", "score", "attract", "input", "operator", "sounds": return .now
+        case "gestures", "score", "attract", "input", "operator", "metrics", "hooks", "sounds": return .now
         case "game", "timed": return .nextRound
+        // Bonuses apply to the round in progress; the table's size and rows show at once.
+        case "scoring": return .now
         // The display's size, density and rotation are fixed for the process; so is anything
         // this table does not know yet.
         default: return .restart

@@ -119,6 +119,73 @@ public struct OperatorSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// Fleet metrics: a file for Prometheus node_exporter's textfile collector.
+public struct MetricsSettings: Equatable, Sendable {
+    /// Where the metrics go (a `*.prom` file in node_exporter's textfile folder); nil: off.
+    public var textfile: String? = nil
+    /// Seconds between rewrites of the file.
+    public var intervalS = 5.0
+
+    public init() {}
+}
+
+/// Programs the kiosk runs when things happen (`[hooks]`): a command line per event (empty:
+/// none), and the limits every run is held to.
+public struct HookSettings: Equatable, Sendable {
+    public var start = ""
+    public var roundStart = ""
+    public var pop = ""
+    public var roundOver = ""
+    public var highScore = ""
+    public var idle = ""
+    public var reset = ""
+    public var displayLost = ""
+    public var touchscreenLost = ""
+    /// A run still going after this long has its process group sent SIGTERM, then SIGKILL.
+    public var timeoutS = 10.0
+    /// Hooks running at once; more are dropped.
+    public var maxRunning = 4
+    /// Runs of one event in any minute; more are dropped.
+    public var perEventPerMinute = 60
+
+    public init() {}
+
+    /// The command line configured for `event`; empty when none.
+    public func command(for event: HookEvent) -> String {
+        switch event {
+        case .start: return start
+        case .roundStart: return roundStart
+        case .pop: return pop
+        case .roundOver: return roundOver
+        case .highScore: return highScore
+        case .idle: return idle
+        case .reset: return reset
+        case .displayLost: return displayLost
+        case .touchscreenLost: return touchscreenLost
+        }
+    }
+}
+
+/// Bonuses on top of `[score]` and the high-score table (`[scoring]`).
+public struct ScoringSettings: Equatable, Sendable {
+    /// A pop this soon after the previous one continues a combo.
+    public var comboWindowMS = 1500.0
+    /// Extra points per combo step on each pop of a combo; 0 turns combos off.
+    public var comboBonus = 0
+    /// The combo's step stops growing here.
+    public var comboMaxSteps = 5
+    /// A classic round cleared faster than this earns the time bonus...
+    public var parTimeS = 30.0
+    /// ...of this many points per whole second under par; 0 turns it off.
+    public var timeBonusPerS = 0
+    /// Ranks in the high-score table (per mode).
+    public var highScores = 10
+    /// Top scores the start screen lists for today and for all time.
+    public var boardRows = 3
+
+    public init() {}
+}
+
 /// Sound effects (`[sounds]`): which file each event plays, how loud, through which ALSA device.
 public struct SoundSettings: Equatable, Sendable {
     /// Play sounds at all.
@@ -164,6 +231,9 @@ public struct Settings: Equatable, Sendable {
     public var attract = AttractSettings()
     public var input = InputSettings()
     public var `operator` = OperatorSettings()
+    public var metrics = MetricsSettings()
+    public var hooks = HookSettings()
+    public var scoring = ScoringSettings()
     public var sounds = SoundSettings()
 
     public init() {}

@@ -33,6 +33,9 @@ public enum GameJSON {
             ("popped", .int(round.popped)),
             ("remaining", .int(round.remaining)),
             ("round_over", .bool(round.isOver)),
+            ("combo_bonus", .int(round.comboBonus)),
+            ("time_bonus", .int(round.timeBonus)),
+            ("best_combo", .int(round.bestCombo)),
             ("bubbles", .array(round.bubbles.map { b in
                 .object([
                     ("id", .int(b.id)),

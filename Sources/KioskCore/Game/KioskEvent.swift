@@ -8,4 +8,11 @@ public enum KioskEvent: Equatable, Sendable {
     case screen(KioskGame.Screen)
     /// A real touchscreen reported a frame (after calibration and rotation).
     case touch(TouchFrame)
+    /// The first frame is on the screen: the kiosk has started.
+    case firstFrame
+    /// The display was lost (DRM master taken away other than by a VT switch), with why.
+    case displayLost(reason: String)
+    /// Touchscreen `device` went away; `remaining` are still in use (nil when the input does
+    /// not count devices).
+    case touchscreenLost(device: Int, remaining: Int?)
 }

@@ -31,6 +31,15 @@ public struct Round: Sendable {
     public private(set) var settings: Settings
     public private(set) var bubbles: [Bubble] = []
     public private(set) var score = 0
+    /// Points from combos so far (`[scoring] combo_bonus`), part of `score`.
+    public private(set) var comboBonus = 0
+    /// Points for clearing a classic round under par (`[scoring] time_bonus_per_s`), part of `score`.
+    public private(set) var timeBonus = 0
+    /// The combo's step at the last pop: 0 for a pop on its own, 1 for the 2nd pop in a row...
+    public private(set) var combo = 0
+    /// The longest combo of the round, in pops (1 when no two pops came in a row).
+    public private(set) var bestCombo = 0
+    private var lastPopAt: TimeStamp?
     public let startTime: TimeStamp
     public private(set) var endTime: TimeStamp?
     private var rng: SeededGenerator
@@ -109,6 +118,9 @@ public struct Round: Sendable {
         }
         if mode == .classic && remaining == 0 {
             score += settings.score.roundBonus
+            timeBonus = Self.timeBonus(seconds: gesture.time.milliseconds(since: startTime) / 1000,
+                                       scoring: settings.scoring)
+            score += timeBonus
             events.append(finish(at: gesture.time))
         }
         return events
@@ -143,11 +155,31 @@ public struct Round: Sendable {
         return b.id
     }
 
-    private mutating func pop(_ i: Int, points: Int, at time: TimeStamp) -> GameEvent {
+    private mutating func pop(_ i: Int, points base: Int, at time: TimeStamp) -> GameEvent {
         bubbles[i].tapsLeft = 0
         bubbles[i].poppedAt = time
-        score += points
-        return .popped(bubble: bubbles[i].id, points: points)
+        if let last = lastPopAt, time.milliseconds(since: last) <= settings.scoring.comboWindowMS {
+            combo += 1
+        } else {
+            combo = 0
+        }
+        lastPopAt = time
+        bestCombo = max(bestCombo, combo + 1)
+        let bonus = Self.comboBonus(step: combo, scoring: settings.scoring)
+        comboBonus += bonus
+        score += base + bonus
+        return .popped(bubble: bubbles[i].id, points: base + bonus)
+    }
+
+    /// The extra points of a pop at combo step `step` (0: a pop on its own).
+    public static func comboBonus(step: Int, scoring: ScoringSettings) -> Int {
+        scoring.comboBonus * min(max(step, 0), scoring.comboMaxSteps)
+    }
+
+    /// The time bonus of a classic round cleared after `seconds`: whole seconds under par.
+    public static func timeBonus(seconds: Double, scoring: ScoringSettings) -> Int {
+        let under = (scoring.parTimeS - seconds).rounded(.down)
+        return under > 0 ? Int(under) * scoring.timeBonusPerS : 0
     }
 
     private mutating func miss(at point: Vector2) -> GameEvent {

@@ -5,6 +5,8 @@
 /// so a replay shows the same sparks.
 public struct SceneBuilder: Sendable {
     public let field: PlayField
+    /// High scores for the start and round-over screens (from the score store; empty: none shown).
+    public var scores = ScoreBoard()
     private var pops: [(bubble: Bubble, animation: PopAnimation)] = []
     private var sprays: [ParticleSpray] = []
     private var nextSprayID = 0
@@ -102,17 +104,62 @@ public struct SceneBuilder: Sendable {
             text("hint", "Tap the numbers. Swipe the arrows.", at: Vector2(width / 2, b.y - field.px(12)), mm: 6,
                  bold: false, color: RGBColor(hex: 0xC8_D4_E8)),
             SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Start"))),
-        ]
+        ] + highScoreLists(game)
+    }
+
+    /// Today's and all-time best scores of the mode the Start button starts, in two columns
+    /// below the button; nothing when there are none or they would not fit.
+    private func highScoreLists(_ game: KioskGame) -> [SceneItem] {
+        let rows = game.settings.scoring.boardRows
+        let mode: Round.Mode = game.settings.attract.timedMode ? .timed : .classic
+        let lists = scores[mode]
+        guard rows > 0, !lists.today.isEmpty || !lists.allTime.isEmpty else { return [] }
+        let line = field.px(6.5)
+        let top = game.button.y + game.button.height + field.px(10)
+        // Header plus as many rows as fit above the bottom margin.
+        let fitting = Int(((height - field.px(3) - top) / line).rounded(.down))
+        let shown = min(rows, max(lists.today.count, lists.allTime.count), fitting)
+        guard shown > 0 else { return [] }
+        var items: [SceneItem] = []
+        let heading = RGBColor(hex: 0xFF_D6_0A)
+        let entry = RGBColor(hex: 0xC8_D4_E8)
+        for (name, title, scores, x) in [("today", "Today", lists.today, width * 0.3),
+                                         ("all-time", "All time", lists.allTime, width * 0.7)] {
+            items.append(text("scores-\(name)", title, at: Vector2(x, top), mm: 5.5, color: heading))
+            for (i, score) in scores.prefix(shown).enumerated() {
+                // Ranks right-aligned, scores left-aligned, on either side of the column's middle.
+                let y = top + line * Double(i + 1)
+                items.append(text("scores-\(name)-\(i)-rank", "\(i + 1).", at: Vector2(x - field.px(1), y), mm: 5,
+                                  bold: false, align: .right, color: entry))
+                items.append(text("scores-\(name)-\(i)", "\(score)", at: Vector2(x + field.px(1.5), y), mm: 5,
+                                  bold: false, align: .left, color: entry))
+            }
+        }
+        return items
     }
 
     private func roundOverScreen(_ game: KioskGame) -> [SceneItem] {
         let b = game.button
         let score = game.round?.score ?? 0
-        return [
+        var items = [
             text("title", "Round over!", at: Vector2(width / 2, b.y - field.px(28)), mm: 14),
             text("final-score", "Score \(score)", at: Vector2(width / 2, b.y - field.px(12)), mm: 9),
             SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Play again"))),
         ]
+        var below = b.y + b.height + field.px(10)
+        if let c = scores.celebration, let round = game.round, c.roundStart == round.startTime {
+            items.append(text("high-score", "New high score! #\(c.rank)", at: Vector2(width / 2, below), mm: 8,
+                              color: RGBColor(hex: 0xFF_D6_0A)))
+            below += field.px(8)
+        }
+        if let round = game.round, round.comboBonus != 0 || round.timeBonus != 0 {
+            var parts: [String] = []
+            if round.comboBonus != 0 { parts.append("combos +\(round.comboBonus)") }
+            if round.timeBonus != 0 { parts.append("time bonus +\(round.timeBonus)") }
+            items.append(text("bonuses", parts.joined(separator: ", "), at: Vector2(width / 2, below), mm: 5,
+                              bold: false, color: RGBColor(hex: 0xC8_D4_E8)))
+        }
+        return items
     }
 
     private func roundItems(_ round: Round, demo: Bool, at time: TimeStamp) -> [SceneItem] {

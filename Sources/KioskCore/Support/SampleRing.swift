@@ -5,6 +5,9 @@ public struct SampleRing: Sendable {
     /// The samples kept, in no particular order.
     public private(set) var samples: [Double] = []
     private var next = 0
+    /// Samples ever added and their sum, overwritten ones included (a summary's `_count`, `_sum`).
+    public private(set) var totalCount = 0
+    public private(set) var totalSum = 0.0
 
     public init(capacity: Int) {
         precondition(capacity > 0)
@@ -12,6 +15,8 @@ public struct SampleRing: Sendable {
     }
 
     public mutating func add(_ sample: Double) {
+        totalCount += 1
+        totalSum += sample
         if samples.count < capacity {
             samples.append(sample)
         } else {

@@ -1,0 +1,162 @@
+/// The kiosk's fleet metrics as values: counters fed by the kiosk's events, and the families
+/// they make together with what the runtime knows at the moment of writing (`LiveFigures`).
+///
+/// Names follow Prometheus' conventions: a `bubble_kiosk_` prefix, snake_case, base units
+/// (seconds), `_total` on counters, labels for the mode and the kind. Every label combination
+/// that can happen is written from the start (as 0), so `rate()` and `increase()` see the first
+/// round too.
+public struct KioskMetrics: Sendable {
+    /// Round modes as labelled: `classic`, `timed`, and `demo` for the attract mode's rounds.
+    public static let modes = ["classic", "timed", "demo"]
+    public static let kinds = ["tap", "swipe"]
+    /// How a round ended: `finished` (cleared, or the countdown ran out), `abandoned` (the idle
+    /// return), `interrupted` (a demo that a person took over).
+    public static let outcomes: [(mode: String, outcome: String)] = [
+        ("classic", "finished"), ("classic", "abandoned"), ("timed", "finished"), ("timed", "abandoned"),
+        ("demo", "finished"), ("demo", "interrupted"),
+    ]
+
+    /// When the kiosk started, seconds since the Unix epoch.
+    public let startTime: Double
+    public private(set) var roundsStarted: [String: Int] = [:]
+    /// Ended rounds by `"mode outcome"`.
+    public private(set) var roundsPlayed: [String: Int] = [:]
+    /// Pops by `"mode kind"`.
+    public private(set) var popped: [String: Int] = [:]
+    /// Contacts that went down on a real touchscreen.
+    public private(set) var touches = 0
+    /// The latest real touch, seconds since the Unix epoch.
+    public private(set) var lastTouch: Double?
+
+    /// The mode label of the round in play, nil between rounds.
+    private var current: String?
+    /// Kinds of the current round's bubbles by id, noted when they appear (a demo's round is gone
+    /// by the time its last pop is told).
+    private var kinds: [Int: String] = [:]
+    /// Tracking ids down in each device's last frame: a new id is a new contact.
+    private var down: [Int: Set<Int>] = [:]
+
+    public init(startTime: Double) {
+        self.startTime = startTime
+    }
+
+    /// Counts one event. `round` is the session's round as the event is told (the new one for
+    /// `roundStarted`); `wallClock` the time in seconds since the Unix epoch.
+    public mutating func note(_ event: KioskEvent, round: Round?, wallClock: Double) {
+        switch event {
+        case .touch(let frame):
+            let ids = Set(frame.contacts.map(\.trackingID))
+            let before = down[frame.device] ?? []
+            touches += ids.subtracting(before).count
+            down[frame.device] = ids
+            if !frame.contacts.isEmpty { lastTouch = wallClock }
+        case .game(.roundStarted(let demo)):
+            if current == "demo" { roundsPlayed["demo interrupted", default: 0] += 1 }
+            let mode = demo ? "demo" : (round?.mode.rawValue ?? "classic")
+            current = mode
+            roundsStarted[mode, default: 0] += 1
+            kinds = [:]
+            for b in round?.bubbles ?? [] { kinds[b.id] = b.kindName }
+        case .game(.spawned(let id)):
+            if let b = round?.bubbles.first(where: { $0.id == id }) { kinds[id] = b.kindName }
+        case .game(.popped(let id, _)):
+            let kind = kinds[id] ?? round?.bubbles.first(where: { $0.id == id })?.kindName ?? "tap"
+            popped["\(current ?? "classic") \(kind)", default: 0] += 1
+        case .game(.roundOver):
+            if let mode = current { roundsPlayed["\(mode) finished", default: 0] += 1 }
+            current = nil
+        case .game(.idleReturn):
+            if let mode = current { roundsPlayed["\(mode) abandoned", default: 0] += 1 }
+            current = nil
+        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost:
+            break
+        }
+    }
+
+    /// What the runtime knows when the file is written.
+    public struct LiveFigures: Sendable {
+        public var displayUp: Bool
+        /// Touchscreens in use; nil for inputs that do not look for devices (replays, none).
+        public var touchscreens: Int?
+        public var screen: KioskGame.Screen
+        public var frames: Int
+        /// Render and present time of each frame, milliseconds.
+        public var frameTimesMS: SampleRing
+        /// Input-to-screen latency, milliseconds.
+        public var latenciesMS: SampleRing
+
+        public init(displayUp: Bool, touchscreens: Int?, screen: KioskGame.Screen, frames: Int,
+                    frameTimesMS: SampleRing, latenciesMS: SampleRing) {
+            self.displayUp = displayUp
+            self.touchscreens = touchscreens
+            self.screen = screen
+            self.frames = frames
+            self.frameTimesMS = frameTimesMS
+            self.latenciesMS = latenciesMS
+        }
+    }
+
+    /// Every family, in a fixed order.
+    public func families(_ live: LiveFigures) -> [MetricFamily] {
+        typealias S = MetricFamily.Sample
+        typealias L = MetricFamily.Label
+        func seconds(_ name: String, _ help: String, _ ring: SampleRing) -> MetricFamily {
+            // Samples are whole microseconds: rounding keeps the text free of binary fraction noise.
+            func s(_ ms: Double) -> Double { (ms * 1000).rounded() / 1_000_000 }
+            return .summary(name, help: help, recent: ring.samples.map(s), count: ring.totalCount, sum: s(ring.totalSum))
+        }
+        let screenName: String
+        switch live.screen {
+        case .start: screenName = "start"
+        case .playing(let demo): screenName = demo ? "demo" : "playing"
+        case .roundOver: screenName = "round_over"
+        }
+        var result: [MetricFamily] = [
+            MetricFamily("bubble_kiosk_start_time_seconds", .gauge,
+                         help: "When the kiosk process started, in seconds since the Unix epoch.",
+                         [S([], startTime)]),
+            MetricFamily("bubble_kiosk_rounds_started_total", .counter,
+                         help: "Rounds started, by mode (classic, timed, or demo for the attract mode).",
+                         Self.modes.map { S([L("mode", $0)], Double(roundsStarted[$0] ?? 0)) }),
+            MetricFamily("bubble_kiosk_rounds_played_total", .counter,
+                         help: "Rounds that ended, by mode and outcome (finished, abandoned by the idle return, interrupted demo).",
+                         Self.outcomes.map { S([L("mode", $0.mode), L("outcome", $0.outcome)],
+                                               Double(roundsPlayed["\($0.mode) \($0.outcome)"] ?? 0)) }),
+            MetricFamily("bubble_kiosk_bubbles_popped_total", .counter,
+                         help: "Bubbles popped, by round mode and bubble kind (tap, swipe).",
+                         Self.modes.flatMap { mode in
+                             Self.kinds.map { S([L("mode", mode), L("kind", $0)], Double(popped["\(mode) \($0)"] ?? 0)) }
+                         }),
+            MetricFamily("bubble_kiosk_touches_total", .counter,
+                         help: "Contacts that went down on a touchscreen (fingers, not frames).",
+                         [S([], Double(touches))]),
+            MetricFamily("bubble_kiosk_last_touch_timestamp_seconds", .gauge,
+                         help: "The latest touch, in seconds since the Unix epoch; 0 when none since the start.",
+                         [S([], lastTouch ?? 0)]),
+            MetricFamily("bubble_kiosk_frames_total", .counter,
+                         help: "Frames presented on the display.",
+                         [S([], Double(live.frames))]),
+            seconds("bubble_kiosk_frame_time_seconds",
+                    "Time to render and present a frame; quantiles over the latest 4096 frames.", live.frameTimesMS),
+            seconds("bubble_kiosk_input_latency_seconds",
+                    "Input-to-screen latency, from the input event to the frame showing it; quantiles over the latest 4096.",
+                    live.latenciesMS),
+            MetricFamily("bubble_kiosk_display_up", .gauge,
+                         help: "1 while the kiosk shows on its display, 0 while the display is lost or the VT switched away.",
+                         [S([], live.displayUp ? 1 : 0)]),
+        ]
+        if let n = live.touchscreens {
+            result.append(MetricFamily("bubble_kiosk_touchscreens", .gauge,
+                                       help: "Touchscreens in use.", [S([], Double(n))]))
+        }
+        result.append(MetricFamily("bubble_kiosk_screen", .gauge,
+                                   help: "1 for the screen shown now (start, playing, demo, round_over), else 0.",
+                                   ["start", "playing", "demo", "round_over"].map { S([L("screen", $0)], $0 == screenName ? 1 : 0) }))
+        return result
+    }
+
+    /// The file's text.
+    public func exposition(_ live: LiveFigures) -> String {
+        PrometheusText.render(families(live))
+    }
+}

@@ -1,0 +1,233 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+
+/// Fleet metrics: counts the kiosk's events and, while `[metrics] textfile` names a file,
+/// rewrites that file every `interval_s` for Prometheus node_exporter's textfile collector
+/// (no server in the kiosk). Each write is atomic: a temporary file in the same folder
+/// (`NAME.prom.tmp.PID`, which the collector ignores: it reads only `*.prom`), fsync, rename.
+///
+/// The loop renders the text (a few KB); a writer thread does the file work, so a slow SD card's
+/// fsync never delays a frame. At most one write is in flight: a stuck disk skips writes rather
+/// than queueing them. A file that cannot be written is logged once (further runs of failures
+/// rate-limited) and the kiosk goes on; the timer wakes the loop only while metrics are on.
+/// Reloads switch it on, off, to another file or interval at once; the exit writes the final
+/// figures, waiting for that at most `exitWaitMS`.
+public final class MetricsExporter {
+    public private(set) var metrics: KioskMetrics
+    public private(set) var settings: MetricsSettings
+    /// Files written since the start.
+    public private(set) var writes = 0
+    /// Timer ticks that found the previous write still in flight.
+    public private(set) var skipped = 0
+    /// How long the exit waits for the final write.
+    public var exitWaitMS: Int32 = 2000
+    private unowned let runtime: KioskRuntime
+    private var timer: EventLoop.TimerID!
+    private let wallClock: () -> Double
+    /// Failed writes in a row, and whether that run of failures was logged.
+    private var failedWrites = 0
+    private var failureLogged = false
+    private var failureRuns = RateLimitedLog()
+
+    /// The writer thread, made when metrics are first on (`offLoop`).
+    private let offLoop: Bool
+    private var writer: Writer?
+    private var inFlight = false
+
+    private enum Job: Sendable {
+        case write(path: String, bytes: [UInt8])
+        case stop
+    }
+
+    /// What a write came to: nil, or why it failed.
+    private struct Outcome: Sendable {
+        var path: String
+        var error: String?
+    }
+
+    private struct Writer {
+        let jobs: Mailbox<Job>
+        let outcomes: Mailbox<Outcome>
+        let thread: WorkerThread
+    }
+
+    /// Observes `runtime` from now on (call before it runs). `wallClock`: seconds since the Unix
+    /// epoch (the real-time clock: touch and start times are read by people and Prometheus).
+    /// `offLoop: false` writes on the loop's thread (tests on virtual time).
+    public init(runtime: KioskRuntime, wallClock: @escaping () -> Double = MetricsExporter.unixTime,
+                offLoop: Bool = true) {
+        self.runtime = runtime
+        self.wallClock = wallClock
+        self.offLoop = offLoop
+        settings = runtime.settings.metrics
+        metrics = KioskMetrics(startTime: wallClock())
+        // Strong captures: the runtime's loop and observers keep the exporter alive while it runs.
+        timer = runtime.loop.addTimer("metrics") { now in self.tick(now) }
+        runtime.observe { event, _ in
+            self.metrics.note(event, round: self.runtime.session.game.round, wallClock: self.wallClock())
+        }
+        runtime.observeReload { settings in self.apply(settings.metrics) }
+        runtime.observeExit { self.finish() }
+        replaceTimer()
+        if settings.textfile != nil { announce() }
+    }
+
+    /// Seconds since the Unix epoch (CLOCK_REALTIME).
+    public static func unixTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// What the runtime knows now, for the file.
+    public var live: KioskMetrics.LiveFigures {
+        KioskMetrics.LiveFigures(displayUp: runtime.displayState == .showing, touchscreens: runtime.input.deviceCount,
+                                 screen: runtime.session.game.screen, frames: runtime.frames,
+                                 frameTimesMS: runtime.frameTimes, latenciesMS: runtime.latencies)
+    }
+
+    /// The file's text now.
+    public var text: String { metrics.exposition(live) }
+
+    /// A reloaded `[metrics]`: on, off, another file or interval, at once.
+    func apply(_ new: MetricsSettings) {
+        guard new != settings else { return }
+        settings = new
+        failedWrites = 0
+        failureLogged = false
+        replaceTimer()
+        announce()
+    }
+
+    /// Says where the metrics go, and when node_exporter would not read them.
+    private func announce() {
+        guard let path = settings.textfile else {
+            runtime.log(.info, "metrics off")
+            return
+        }
+        runtime.log(.info, "metrics to \(path) every \(PrometheusText.format(settings.intervalS)) s")
+        if !path.hasSuffix(".prom") {
+            runtime.log(.warning, "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom")
+        }
+    }
+
+    /// One timer that re-arms itself (so a reload can change the period): the first write in
+    /// the loop's next iteration, or none while metrics are off.
+    private func replaceTimer() {
+        runtime.loop.arm(timer, at: settings.textfile == nil ? nil : runtime.loop.now)
+    }
+
+    private func tick(_ now: TimeStamp) {
+        write()
+        runtime.loop.arm(timer, at: settings.textfile == nil ? nil : now.adding(milliseconds: settings.intervalS * 1000))
+    }
+
+    /// Writes the file now (on the writer thread when there is one), if metrics are on and no
+    /// write is in flight; failures are logged, never thrown.
+    public func write() {
+        guard let path = settings.textfile else { return }
+        let bytes = Array(text.utf8)
+        guard let writer = startedWriter() else {
+            finished(Outcome(path: path, error: Self.attempt(path, bytes)))
+            return
+        }
+        guard !inFlight else {
+            skipped += 1
+            return
+        }
+        inFlight = true
+        writer.jobs.post(.write(path: path, bytes: bytes))
+    }
+
+    private static func attempt(_ path: String, _ bytes: [UInt8]) -> String? {
+        do {
+            try FileSystem.writeAtomically(path, bytes)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The writer thread, started on first use; nil when writing on the loop (asked for, or the
+    /// thread could not be made).
+    private func startedWriter() -> Writer? {
+        guard offLoop else { return nil }
+        if let writer { return writer }
+        do {
+            let jobs = try Mailbox<Job>(name: "metrics jobs")
+            let outcomes = try Mailbox<Outcome>(name: "metrics outcomes")
+            let thread = try WorkerThread(name: "metrics") {
+                while true {
+                    for job in jobs.wait() {
+                        switch job {
+                        case .stop: return
+                        case .write(let path, let bytes): outcomes.post(Outcome(path: path, error: MetricsExporter.attempt(path, bytes)))
+                        }
+                    }
+                }
+            }
+            outcomes.attach(to: runtime.loop, name: "metrics") { done in
+                for outcome in done { self.finished(outcome) }
+            }
+            writer = Writer(jobs: jobs, outcomes: outcomes, thread: thread)
+            return writer
+        } catch {
+            runtime.log(.warning, "metrics: no writer thread (\(error)); writing from the main loop")
+            return nil
+        }
+    }
+
+    /// A write came back: count it, or log the failure once.
+    private func finished(_ outcome: Outcome) {
+        inFlight = false
+        // A reload moved the metrics elsewhere meanwhile: the old file's fate is not news.
+        guard outcome.path == settings.textfile else { return }
+        let path = outcome.path
+        if let error = outcome.error {
+            if failedWrites == 0 && failureRuns.note() {
+                failureLogged = true
+                runtime.log(.error, "metrics: cannot write \(path): \(error); the kiosk goes on, retrying every "
+                    + "\(PrometheusText.format(settings.intervalS)) s")
+            }
+            failedWrites += 1
+            return
+        }
+        writes += 1
+        if failureLogged {
+            runtime.log(.notice, "metrics: \(path) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
+        }
+        failedWrites = 0
+        failureLogged = false
+    }
+
+    /// The exit: the final figures, then the thread stops. A disk that hangs keeps the exit
+    /// waiting `exitWaitMS` at most (the display is given back after this).
+    private func finish() {
+        guard let writer else {
+            write()
+            return
+        }
+        runtime.loop.remove(fd: writer.outcomes.fd)
+        var waitedMS: Int32 = 0
+        func waitForTheWrite() {
+            while inFlight && waitedMS < exitWaitMS {
+                for outcome in writer.outcomes.wait(timeoutMS: 50) { finished(outcome) }
+                waitedMS += 50
+            }
+        }
+        // The write in flight, if any, then the final one.
+        waitForTheWrite()
+        if !inFlight {
+            write()
+            waitForTheWrite()
+        }
+        writer.jobs.post(.stop)
+        if inFlight {
+            runtime.log(.warning, "metrics: the last write to \(settings.textfile ?? "?") did not finish within \(exitWaitMS) ms")
+        } else {
+            writer.thread.join()
+        }
+        self.writer = nil
+    }
+}

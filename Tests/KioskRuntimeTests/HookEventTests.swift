@@ -1,0 +1,139 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+import KioskRuntime
+import Testing
+
+/// Which kiosk events run which hooks, with what data; and the runner wired to a runtime.
+@Suite struct HookEventTests {
+    /// The hooks the runtime's events map to, as `name {field: json}` lines.
+    final class Recorder {
+        var mapper = HookEventMapper()
+        var seen: [String] = []
+
+        init(_ runtime: KioskRuntime) {
+            runtime.observe { [unowned self, unowned runtime] event, _ in
+                guard let (hook, fields) = mapper.map(event, game: runtime.session.game) else { return }
+                seen.append(hook.rawValue + " " + JSON.object(fields).text)
+            }
+        }
+    }
+
+    @Test func aPersonsRoundRunsStartPopAndIdleHooks() throws {
+        var settings = RuntimeHarness.quietSettings
+        settings.attract.idleTimeoutS = 5
+        let h = try RuntimeHarness(settings: settings)
+        let r = Recorder(h.runtime)
+        try h.run(ms: 50)
+        #expect(r.seen == ["start {}"])
+        h.startRound()
+        #expect(r.seen.last == #"round_start {"mode":"classic"}"#)
+        let (id, taps) = try h.popATapBubble()
+        #expect(r.seen.last == #"pop {"mode":"classic","score":\#(taps * 10),"points":\#(taps * 10),"id":\#(id),"kind":"tap"}"#)
+        h.advance(ms: 6000)
+        #expect(r.seen.last == #"idle {"mode":"classic","score":\#(taps * 10)}"#)
+        h.input.unplug(device: 3, at: h.now)
+        #expect(r.seen.last == #"touchscreen_lost {"device":3}"#)
+        #expect(r.seen.count == 5, "\(r.seen)")
+    }
+
+    @Test func aClearedRoundRunsTheRoundOverHook() throws {
+        var settings = RuntimeHarness.quietSettings
+        settings.game.bubbles = 1
+        settings.game.swipeShare = 0
+        let h = try RuntimeHarness(settings: settings)
+        let r = Recorder(h.runtime)
+        try h.run(ms: 50)
+        h.startRound()
+        let (_, taps) = try h.popATapBubble()
+        let score = taps * 10 + settings.score.roundBonus
+        #expect(r.seen.last == #"round_over {"mode":"classic","score":\#(score),"popped":1}"#, "\(r.seen)")
+    }
+
+    @Test func theDemoRunsNoHooks() throws {
+        var settings = RuntimeHarness.quietSettings
+        settings.attract.demo = true
+        settings.attract.demoAfterS = 1
+        let h = try RuntimeHarness(settings: settings)
+        var popsInDemo = 0
+        h.runtime.observe { e, _ in if case .game(.popped) = e { popsInDemo += 1 } }
+        let r = Recorder(h.runtime)
+        try h.run(ms: 60_000)
+        #expect(popsInDemo > 0)
+        #expect(r.seen == ["start {}"])
+    }
+
+    @Test func aLostDisplayRunsItsHookOncePerLoss() throws {
+        var settings = RuntimeHarness.quietSettings
+        settings.attract.demo = true
+        settings.attract.demoAfterS = 1
+        var made: LosableDisplay?
+        let h = try RuntimeHarness(settings: settings, display: { clock in
+            made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
+            return made!
+        })
+        let r = Recorder(h.runtime)
+        try h.run(ms: 100)
+        made!.lost = true
+        made!.refusals = 3
+        h.advance(ms: 8000)
+        #expect(r.seen.filter { $0.hasPrefix("display_lost ") } == [#"display_lost {"reason":"display lost: master taken by another program"}"#])
+    }
+
+    /// `HookRunner.attach` on a live runtime: a real script records the pop it was run for;
+    /// a reload takes the new `[hooks]` (and reports a missing program); the exit lets go.
+    @Test func attachedHooksRunForTheRuntimesEvents() throws {
+        var template = Array("/tmp/bubble-hooks-rt-XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw SystemError("mkdtemp", "/tmp") }
+        let dir = String(cString: p)
+        defer { _ = system("rm -rf '\(dir)'") }
+        let script = dir + "/record"
+        let text = "#!/bin/sh\nenv | grep '^BUBBLE_' | sort > \"$1/$BUBBLE_EVENT.env\"\n"
+        let fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        #expect(fd >= 0)
+        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+
+        var settings = RuntimeHarness.quietSettings
+        settings.hooks.pop = "\(script) \(dir)"
+        settings.hooks.start = "\(script) \(dir)"
+        let h = try RuntimeHarness(settings: settings)
+        let hooks = HookRunner.attach(to: h.runtime)
+        try h.run(ms: 50)
+        h.startRound()
+        let (id, taps) = try h.popATapBubble()
+        func read(_ name: String) -> String? {
+            let fd = open(dir + "/" + name, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil
+        }
+        // Real processes, virtual time: let the loop look after them for up to 5 real seconds.
+        var waited = 0
+        while (hooks.running > 0 || read("pop.env") == nil) && waited < 500 {
+            usleep(10_000)
+            h.advance(ms: 10)
+            waited += 1
+        }
+        #expect(hooks.running == 0)
+        let pop = (read("pop.env") ?? "").split(separator: "\n").map(String.init)
+        #expect(pop.contains("BUBBLE_EVENT=pop"))
+        #expect(pop.contains("BUBBLE_SCORE=\(taps * 10)") && pop.contains("BUBBLE_ID=\(id)"))
+        #expect(pop.contains("BUBBLE_MODE=classic") && pop.contains("BUBBLE_KIND=tap"))
+        let start = (read("start.env") ?? "").split(separator: "\n").map(String.init)
+        #expect(start.contains("BUBBLE_DISPLAY=virtual:640x400") && start.contains("BUBBLE_INPUT=injected"), "\(start)")
+        #expect(h.logLines.contains { $0.hasPrefix("hook pop[") && $0.contains("exited with status 0") }, "\(h.logLines)")
+
+        var reloaded = settings
+        reloaded.hooks.pop = "/nonexistent/kiosk-led pulse"
+        h.config = ConfigResult(settings: reloaded)
+        h.runtime.reload()
+        #expect(hooks.settings.pop == "/nonexistent/kiosk-led pulse")
+        #expect(h.logLines.contains { $0.contains("hook pop: /nonexistent/kiosk-led: no such file; it will not run") })
+        h.runtime.finish()
+        hooks.fire(.pop)
+        #expect(hooks.running == 0, "no hook starts after the exit")
+    }
+}

@@ -1,0 +1,279 @@
+import CSQLite
+import Glibc
+import KioskCore
+import KioskPlatform
+import Testing
+@testable import KioskScores
+
+/// A fresh folder under /tmp for one test.
+func temporaryDirectory() -> String {
+    var template = Array("/tmp/bubble-kiosk-scores-XXXXXX".utf8CString)
+    let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    return String(cString: p!)
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    precondition(fd >= 0)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+}
+
+func listing(_ dir: String) -> [String] {
+    (try? FileSystem.listDirectory(dir))?.sorted() ?? []
+}
+
+func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .finished,
+            startedMS: Int64 = 1_764_000_000_000, durationMS: Int64 = 20_000, popped: Int = 10) -> RoundRecord {
+    RoundRecord(startedMS: startedMS, durationMS: durationMS, mode: mode, score: score, popped: popped, outcome: outcome)
+}
+
+@Suite struct ScoreStoreTests {
+    @Test func keepsRoundsAndRanksHighScores() throws {
+        let dir = temporaryDirectory()
+        let store = try ScoreStore(directory: dir)
+        #expect(store.notes.isEmpty)
+        #expect(try store.record(record(100), tableSize: 3).rank == 1)
+        #expect(try store.record(record(300), tableSize: 3).rank == 1)
+        #expect(try store.record(record(100), tableSize: 3).rank == 3, "a tie goes to the earlier round")
+        #expect(try store.record(record(50), tableSize: 3).rank == nil, "fourth: not in a table of three")
+        #expect(try store.record(record(999, outcome: .abandoned), tableSize: 3).rank == nil)
+        #expect(try store.record(record(999, outcome: .demo), tableSize: 3).rank == nil)
+        #expect(try store.record(record(20, mode: .timed), tableSize: 3).rank == 1, "each mode has its own table")
+        let table = try store.highScores(mode: .classic, limit: 10)
+        #expect(table.map(\.score) == [300, 100, 100, 50])
+        #expect(table.map(\.rank) == [1, 2, 3, 4])
+        #expect(table.map(\.roundID) == [2, 1, 3, 4])
+        #expect(try store.highScores(mode: nil, limit: 2).map(\.score) == [300, 100, 20])
+        #expect(try store.roundIDs() == [1, 2, 3, 4, 5, 6, 7])
+    }
+
+    @Test func usesWALAndFullSynchronous() throws {
+        let dir = temporaryDirectory()
+        let store = try ScoreStore(directory: dir)
+        #expect(try store.db.query("PRAGMA journal_mode").first?.first?.text == "wal")
+        // 2 = FULL: every commit is on the disk when it returns.
+        #expect(try store.db.query("PRAGMA synchronous").first?.first?.int == 2)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func boardListsTodayAndAllTime() throws {
+        let dir = temporaryDirectory()
+        let store = try ScoreStore(directory: dir)
+        let today: Int64 = 1_764_000_000_000
+        _ = try store.record(record(500, startedMS: today - 86_400_000), tableSize: 10)
+        _ = try store.record(record(120, startedMS: today + 1000), tableSize: 10)
+        _ = try store.record(record(80, startedMS: today + 2000), tableSize: 10)
+        _ = try store.record(record(900, outcome: .demo, startedMS: today + 3000), tableSize: 10)
+        let board = try store.board(rows: 2, todayStartMS: today)
+        #expect(board[.classic] == ScoreBoard.Lists(today: [120, 80], allTime: [500, 120]))
+        #expect(board.lists[.timed] == nil)
+    }
+
+    @Test func resetClearsTheTableButKeepsTheStatistics() throws {
+        let dir = temporaryDirectory()
+        let store = try ScoreStore(directory: dir)
+        _ = try store.record(record(100), tableSize: 10)
+        _ = try store.record(record(40, mode: .timed), tableSize: 10)
+        #expect(try store.reset(mode: .classic) == 1)
+        #expect(try store.highScores(mode: nil, limit: 10).map(\.score) == [40])
+        #expect(try store.record(record(10), tableSize: 10).rank == 1, "the old 100 no longer counts")
+        #expect(try store.reset(mode: nil) == 2)
+        #expect(try store.highScores(mode: nil, limit: 10).isEmpty)
+        #expect(try store.rounds(since: nil).count == 3)
+    }
+
+    @Test func statisticsPerDayAndHour() throws {
+        let rounds = [
+            PlayedRound(day: "2026-11-29", hour: 9, mode: "classic", score: 100, durationMS: 20_000, outcome: .finished),
+            PlayedRound(day: "2026-11-29", hour: 9, mode: "classic", score: 300, durationMS: 40_000, outcome: .finished),
+            PlayedRound(day: "2026-11-30", hour: 14, mode: "classic", score: 10, durationMS: 45_000, outcome: .abandoned),
+            PlayedRound(day: "2026-11-30", hour: 14, mode: "classic", score: 200, durationMS: 30_000, outcome: .finished),
+            PlayedRound(day: "2026-11-30", hour: 3, mode: "classic", score: 90, durationMS: 30_000, outcome: .demo),
+        ]
+        let s = PlayStatistics(rounds, since: nil)
+        #expect(s.rounds == 4 && s.finished == 3 && s.abandoned == 1 && s.demo == 1)
+        #expect(s.finishedShare == 0.75 && s.abandonedShare == 0.25)
+        #expect(s.medianScore == 200 && s.medianDurationS == 30)
+        #expect(s.perDay.map(\.day) == ["2026-11-29", "2026-11-30"] && s.perDay.map(\.rounds) == [2, 2])
+        #expect(s.perHour[9] == 2 && s.perHour[14] == 2 && s.perHour[3] == 0 && s.perHour.count == 24)
+        let none = PlayStatistics([], since: "2026-12-01")
+        #expect(none.rounds == 0 && none.medianScore == nil && none.finishedShare == nil)
+        #expect(PlayStatistics.median([1, 2, 3, 10]) == 2.5)
+    }
+
+    @Test func roundsSinceALocalDate() throws {
+        let dir = temporaryDirectory()
+        let store = try ScoreStore(directory: dir)
+        let noon = localMidnightMS(of: wallClockMS()) + 12 * 3_600_000
+        _ = try store.record(record(1, startedMS: noon - 3 * 86_400_000), tableSize: 10)
+        _ = try store.record(record(2, startedMS: noon), tableSize: 10)
+        let all = try store.rounds(since: nil)
+        #expect(all.count == 2 && all[1].hour == 12)
+        let recent = try store.rounds(since: all[1].day)
+        #expect(recent.map(\.score) == [2])
+    }
+
+    // MARK: damaged files, read-only and full folders
+
+    @Test func aFileOfGarbageIsMovedAsideAndAFreshStoreMade() throws {
+        let dir = temporaryDirectory()
+        let path = ScoreStore.path(in: dir)
+        var rng = SeededGenerator(seed: 9)
+        writeFile(path, (0..<8192).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        // 2026-12-01 07:30:00 UTC.
+        let store = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        #expect(store.notes.count == 1)
+        #expect(store.notes.first?.contains("not a usable database") == true)
+        #expect(store.notes.first?.contains("scores.db.corrupt-20261201T073000Z") == true, "\(store.notes)")
+        #expect(listing(dir).contains("scores.db.corrupt-20261201T073000Z"))
+        #expect(try store.record(record(10), tableSize: 10).id == 1)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func aTruncatedDatabaseIsMovedAside() throws {
+        let dir = temporaryDirectory()
+        let path = ScoreStore.path(in: dir)
+        do {
+            let store = try ScoreStore(directory: dir)
+            try store.db.execute("BEGIN")
+            for i in 0..<3000 { _ = try store.db.query("INSERT INTO rounds (started_ms, duration_ms, mode, score, popped, outcome) VALUES (?, 1000, 'classic', ?, 3, 'finished')", [.int(Int64(i)), .int(Int64(i))]) }
+            try store.db.execute("COMMIT")
+            try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        var st = stat()
+        stat(path, &st)
+        #expect(st.st_size > 40_000)
+        #expect(truncate(path, off_t(st.st_size / 2)) == 0)
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+        let store = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        #expect(store.notes.count == 1, "\(store.notes)")
+        #expect(listing(dir).contains("scores.db.corrupt-20261201T073000Z"))
+        #expect(try store.roundIDs().isEmpty)
+        // A second damage in the same second gets a name of its own.
+        store.db.close()
+        writeFile(path, Array("not a database at all".utf8) + [UInt8](repeating: 7, count: 5000))
+        let again = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        #expect(again.notes.count == 1)
+        #expect(listing(dir).contains("scores.db.corrupt-20261201T073000Z-2"))
+    }
+
+    @Test func aFolderThatCannotBeWrittenIsReported() throws {
+        // Root writes anywhere it has mode bits for: /proc/self takes no files even for root.
+        let dir: String
+        if getuid() == 0 {
+            dir = "/proc/self"
+        } else {
+            dir = temporaryDirectory()
+            chmod(dir, 0o555)
+        }
+        #expect(throws: ScoreStoreError.self) { try ScoreStore(directory: dir) }
+        // A folder that cannot even be made.
+        let file = temporaryDirectory() + "/plain"
+        writeFile(file, [1])
+        do {
+            _ = try ScoreStore(directory: file + "/state")
+            Issue.record("opened a store under a plain file")
+        } catch {
+            #expect(error.description.contains("mkdir"), "\(error)")
+        }
+    }
+
+    @Test func aFullDiskFailsTheCommitAndTheStoreGoesOn() throws {
+        let dir = temporaryDirectory()
+        let store = try ScoreStore(directory: dir)
+        _ = try store.record(record(1), tableSize: 10)
+        // SQLite answers SQLITE_FULL when the database may grow no further, as on a full disk.
+        let pages = try store.db.query("PRAGMA page_count").first?.first?.int ?? 0
+        try store.db.execute("PRAGMA max_page_count = \(pages)")
+        var failure: ScoreStoreError?
+        for i in 0..<2000 {
+            do { _ = try store.record(record(i, durationMS: Int64(i)), tableSize: 10) } catch {
+                failure = error
+                break
+            }
+        }
+        let error = try #require(failure)
+        #expect(error.isFull, "\(error)")
+        try store.db.execute("PRAGMA max_page_count = 1000000")
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.record(record(5), tableSize: 10).id > 1, "space again: saving goes on")
+    }
+
+    @Test func oldDemoRoundsArePrunedAtOpenAndFoldersMade() throws {
+        let dir = temporaryDirectory() + "/state/bubble-kiosk"
+        let now: Int64 = 1_796_110_200_000
+        let day: Int64 = 86_400_000
+        do {
+            let store = try ScoreStore(directory: dir, now: now)
+            _ = try store.record(record(1, outcome: .demo, startedMS: now - 91 * day), tableSize: 10)
+            _ = try store.record(record(2, outcome: .demo, startedMS: now - 89 * day), tableSize: 10)
+            _ = try store.record(record(3, outcome: .finished, startedMS: now - 400 * day), tableSize: 10)
+        }
+        let store = try ScoreStore(directory: dir, now: now)
+        #expect(try store.rounds(since: nil).map(\.score) == [3, 2], "people's rounds stay; demos for 90 days")
+    }
+
+    @Test func openingExistingNeverCreates() throws {
+        let dir = temporaryDirectory()
+        #expect(try ScoreStore(existingIn: dir) == nil)
+        #expect(listing(dir).isEmpty)
+    }
+}
+
+@Suite struct ScoreWriterTests {
+    /// Waits (really) for results until `done` says enough, at most 10 s.
+    static func collect(_ writer: ScoreWriter, until done: ([ScoreResult]) -> Bool) -> [ScoreResult] {
+        var all: [ScoreResult] = []
+        for _ in 0..<100 where !done(all) {
+            all += writer.results.wait(timeoutMS: 100)
+        }
+        return all
+    }
+
+    @Test func recordsOffTheCallersThreadAndAnswersWithRankAndBoard() throws {
+        let dir = temporaryDirectory()
+        let writer = try ScoreWriter(directory: dir, wallClock: { 1_764_000_000_000 })
+        writer.post(.record(record(70, startedMS: 1_764_000_000_000), roundStart: TimeStamp(milliseconds: 5), tableSize: 10, rows: 3))
+        writer.post(.record(record(90, startedMS: 1_764_000_000_000), roundStart: TimeStamp(milliseconds: 9), tableSize: 10, rows: 3))
+        var results = Self.collect(writer) { r in r.filter { if case .recorded = $0 { true } else { false } }.count == 2 }
+        writer.stop()
+        results += writer.results.take()
+        let ranks: [Int?] = results.compactMap { if case .recorded(_, _, _, _, let rank) = $0 { rank } else { nil } }
+        #expect(ranks == [1, 1])
+        let boards: [ScoreBoard] = results.compactMap { if case .board(let b) = $0 { b } else { nil } }
+        #expect(boards.last?[.classic].allTime == [90, 70])
+        #expect(!results.contains { if case .log = $0 { true } else { false } })
+    }
+
+    @Test func aFolderThatCannotBeWrittenIsReportedOnceAndRoundsAreDropped() throws {
+        let dir: String
+        if getuid() == 0 {
+            dir = "/proc/self"
+        } else {
+            dir = temporaryDirectory()
+            chmod(dir, 0o555)
+        }
+        let writer = try ScoreWriter(directory: dir)
+        for i in 0..<5 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3)) }
+        writer.post(.refresh(rows: 3))
+        writer.stop()
+        let logs: [String] = writer.results.take().compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+        #expect(logs.count == 1, "\(logs)")
+        #expect(logs.first?.contains("cannot save scores") == true)
+        #expect(logs.first?.contains("the game goes on without saving") == true)
+    }
+
+    @Test func aCorruptFileIsReportedOnceThroughTheWriter() throws {
+        let dir = temporaryDirectory()
+        writeFile(ScoreStore.path(in: dir), [UInt8](repeating: 0x41, count: 4096))
+        let writer = try ScoreWriter(directory: dir)
+        writer.post(.record(record(12), roundStart: .zero, tableSize: 10, rows: 3))
+        writer.stop()
+        let results = writer.results.take()
+        let logs: [String] = results.compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+        #expect(logs.count == 1 && logs[0].contains("moved it to"), "\(logs)")
+        #expect(results.contains { if case .recorded(1, _, .classic, 12, 1) = $0 { true } else { false } })
+    }
+}
