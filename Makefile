@@ -55,7 +55,7 @@ test: unit-test vm-test
 # The kiosk in a virtual framebuffer, attract mode: the screen goes to build/screen.png every
 # second, a status line to the terminal. Ctrl-C stops it.
 run: release | build/
-	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png
+	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png --state-dir build/state
 
 # Render benchmark on the release build: prints the figures (targets in the README).
 bench: release
