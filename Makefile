@@ -30,7 +30,7 @@ endif
 CONFDIR     := /etc/bubble-kiosk
 DEB_STAGE   := build/deb/root
 
-.PHONY: all deps build release test unit-test vm-test package-test run bench \
+.PHONY: all deps build release test unit-test vm-test vm-test-systemd package-test run bench \
         install install-files uninstall deb clean
 
 all: build
@@ -70,12 +70,17 @@ vm-test: release
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
 
+# The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
+# booted under QEMU; the unit's restarts, watchdog, reload, state and config errors.
+vm-test-systemd: deb
+	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_*.deb
+
 # make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian.
 package-test: deb
 	bash Tests/package/install-test.sh
 	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_*.deb
 
-test: unit-test vm-test package-test
+test: unit-test vm-test package-test vm-test-systemd
 
 # The kiosk in a virtual framebuffer, attract mode: the screen goes to build/screen.png every
 # second, a status line to the terminal. Ctrl-C stops it.
