@@ -38,8 +38,9 @@ all: build
 build/:
 	mkdir -p build
 
-# Installs only what is missing; the stamp keeps later runs from asking dpkg again.
-$(DEPS_STAMP): | build/
+# Installs only what is missing; the stamp keeps later runs from asking dpkg again (until the
+# Makefile, and so perhaps the list, changes).
+$(DEPS_STAMP): Makefile | build/
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
