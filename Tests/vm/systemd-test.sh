@@ -112,7 +112,7 @@ t_initrd=$(vm_elapsed "$t0")
 vm_log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
 
 out=$work/out
-vm_boot "$work/initrd.gz" "$out" 480 $verbose --mem 1024 -- -smp 2
+vm_boot "$work/initrd.gz" "$out" 540 $verbose --mem 1024 -- -smp 2
 t_vm=$(vm_elapsed "$t0")
 
 # --- what the host checks ----------------------------------------------------------------------
@@ -164,6 +164,21 @@ vm_check_show "after the reload: the same round (the picture barely changed)" sa
 vm_check "after kill -SEGV: the game is back on screen" vm_dump after-segv --expect graphics
 vm_check "after systemctl stop: the text console is back (fbcon draws on tty1 again)" vm_dump after-stop --expect console
 vm_png_copies
+
+# Removing and purging, in the host's copy of the root (the VM ran on its own copy in RAM).
+mkdir -p "$root/var/lib/bubble-kiosk"
+echo "a score" > "$root/var/lib/bubble-kiosk/scores"
+echo "# edited" >> "$root/etc/bubble-kiosk/kiosk.conf"
+vm_check "dpkg -r removes the package" chroot "$root" dpkg -r bubble-kiosk
+vm_check "after remove: program and unit are gone, the edited config and the state stay" \
+    bash -c "[ ! -e '$root/usr/bin/bubble-kiosk' ] && [ ! -e '$root/lib/systemd/system/bubble-kiosk.service' ] &&
+             grep -q '# edited' '$root/etc/bubble-kiosk/kiosk.conf' && [ -f '$root/var/lib/bubble-kiosk/scores' ]"
+vm_check "dpkg --purge purges it" chroot "$root" dpkg --purge bubble-kiosk
+vm_check "after purge: no config, no state, no user, no enable link" \
+    bash -c "[ ! -e '$root/etc/bubble-kiosk' ] && [ ! -e '$root/var/lib/bubble-kiosk' ] &&
+             ! grep -q '^bubble-kiosk:' '$root/etc/passwd' && ! grep -q '^bubble-kiosk:' '$root/etc/group' &&
+             [ ! -e '$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service' ] &&
+             [ ! -L '$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service' ]"
 
 echo "--- from the guest"
 grep -E '^SYSD-INFO' "$VM_LOG" | sed 's/^SYSD-INFO /  /' || true

@@ -126,14 +126,18 @@ step() { info "step $* at $(uptime_s) s"; }
 
 # --- 1: after boot ----------------------------------------------------------------------------
 step boot
-if check "the unit is active after boot" wait_active 120; then
+if check "the unit is active after boot" wait_active 90; then
     boot_pid=$pid
 else
     boot_pid=$(main_pid)
     systemctl status --no-pager "$unit" | sed 's/^/       /' | head -n 20
 fi
 ready_us=$(prop ActiveEnterTimestampMonotonic)
-info "first frame (READY=1, the unit became active) $(awk -v u="$ready_us" 'BEGIN { printf "%.2f", u / 1e6 }') s after kernel start"
+if [ "${ready_us:-0}" != 0 ]; then
+    info "first frame (READY=1, the unit became active) $(awk -v u="$ready_us" 'BEGIN { printf "%.2f", u / 1e6 }') s after kernel start"
+else
+    info "first frame: the unit never became active (no READY=1)"
+fi
 info "systemd started $(systemctl show -P UserspaceTimestampMonotonic | awk '{ printf "%.2f", $1 / 1e6 }') s after kernel start"
 first_line=$(journalctl -u "$unit" -o short-monotonic --no-pager -q | grep -m1 'bubble-kiosk: display' || true)
 info "the kiosk's first display line: ${first_line:-none}"
