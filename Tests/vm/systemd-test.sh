@@ -185,5 +185,11 @@ grep -E '^SYSD-INFO' "$VM_LOG" | sed 's/^SYSD-INFO /  /' || true
 first=$(sed -n 's/^SYSD-INFO first frame (READY=1, the unit became active) \([0-9.]*\) s after kernel start.*/\1/p' "$VM_LOG" | head -n1)
 echo "--- kernel start to the game's first frame: ${first:-unknown} s"
 echo "--- timings: kernel ${t_kernel} s, debian root ${t_debootstrap} s, copy ${t_copy} s, initramfs ${t_initrd} s, total ${t_vm} s"
-echo "--- artifacts: $out (serial.log, *.ppm, *.png), root $root"
+# The root copy and the unpacked package are 200 MB: kept only when something failed.
+if [ "$VM_FAILED" = 0 ]; then
+    rm -rf "$root" "$binary_dir"
+    echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
+else
+    echo "--- artifacts: $out (serial.log, *.ppm, *.png), root $root"
+fi
 vm_summary vm-test-systemd 60
