@@ -185,9 +185,9 @@ grep -E '^SYSD-INFO' "$VM_LOG" | sed 's/^SYSD-INFO /  /' || true
 first=$(sed -n 's/^SYSD-INFO first frame (READY=1, the unit became active) \([0-9.]*\) s after kernel start.*/\1/p' "$VM_LOG" | head -n1)
 echo "--- kernel start to the game's first frame: ${first:-unknown} s"
 echo "--- timings: kernel ${t_kernel} s, debian root ${t_debootstrap} s, copy ${t_copy} s, initramfs ${t_initrd} s, total ${t_vm} s"
-# The root copy and the unpacked package are 200 MB: kept only when something failed.
+# The root copy, the unpacked package and the initramfs are 250 MB: kept only after a failure.
 if [ "$VM_FAILED" = 0 ]; then
-    rm -rf "$root" "$binary_dir"
+    rm -rf "$root" "$binary_dir" "$work/initrd.gz"
     echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
 else
     echo "--- artifacts: $out (serial.log, *.ppm, *.png), root $root"
