@@ -6,21 +6,41 @@ DEBUG_BIN   := .build/debug/bubble-kiosk
 RELEASE_BIN := .build/release/bubble-kiosk
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
-# on a loopback port).
+# on a loopback port), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
+# debootstrap for the boot test's Debian root).
 DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libsqlite3-dev libasound2-dev \
-                libsndfile1-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 \
-                prometheus-node-exporter
+                libsndfile1-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 prometheus-node-exporter \
+                systemd dpkg-dev binutils lintian debootstrap
 DEPS_STAMP  := build/.deps-installed
 
-.PHONY: all deps build release test unit-test vm-test run bench sounds clean
+# Installing: `make install [PREFIX=/usr/local] [DESTDIR=...]`. The unit goes where systemd
+# looks for PREFIX's units; the config always goes to /etc/bubble-kiosk, where the kiosk reads it.
+VERSION     := $(shell cat VERSION)
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+MAN1DIR     := $(PREFIX)/share/man/man1
+ifeq ($(PREFIX),/usr)
+UNITDIR     := /lib/systemd/system
+SYSUSERSDIR := /usr/lib/sysusers.d
+else
+UNITDIR     := $(PREFIX)/lib/systemd/system
+SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
+endif
+CONFDIR     := /etc/bubble-kiosk
+DEB_STAGE   := build/deb/root
+
+.PHONY: all deps build release test unit-test vm-test vm-test-systemd package-test run bench \
+        sounds install install-files uninstall deb clean
 
 all: build
 
 build/:
 	mkdir -p build
 
-# Installs only what is missing; the stamp keeps later runs from asking dpkg again.
-$(DEPS_STAMP): | build/
+# Installs only what is missing; the stamp keeps later runs from asking dpkg again (until the
+# Makefile, and so perhaps the list, changes).
+$(DEPS_STAMP): Makefile | build/
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
@@ -53,12 +73,22 @@ vm-test: release
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
 
-test: unit-test vm-test
+# The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
+# booted under QEMU; the unit's restarts, watchdog, reload, state and config errors.
+vm-test-systemd: deb
+	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_*.deb
+
+# make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian.
+package-test: deb
+	bash Tests/package/install-test.sh
+	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_*.deb
+
+test: unit-test vm-test package-test vm-test-systemd
 
 # The kiosk in a virtual framebuffer, attract mode: the screen goes to build/screen.png every
 # second, a status line to the terminal. Ctrl-C stops it.
 run: release | build/
-	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png
+	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png --state-dir build/state
 
 # The default sounds, synthesised by the kiosk itself (SoundSynth): build/sounds/*.wav, 16-bit
 # mono 48 kHz. They belong in $(SOUNDS_INSTALL_DIR), where `[sounds] ... = auto` looks first
@@ -71,6 +101,59 @@ sounds: build | build/
 # Render benchmark on the release build: prints the figures (targets in the README).
 bench: release
 	$(RELEASE_BIN) bench
+
+# The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the man page,
+# and the commented default config, which is never overwritten: an edited one stays.
+# (install-files installs the release binary as it is, without asking SwiftPM again.)
+install: release
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MAN1DIR) \
+		$(DESTDIR)$(CONFDIR) $(DESTDIR)$(CONFDIR)/kiosk.conf.d
+	install -m 755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/bubble-kiosk
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/bubble-kiosk
+	sed 's|^ExecStart=/usr/bin/bubble-kiosk |ExecStart=$(BINDIR)/bubble-kiosk |' systemd/bubble-kiosk.service \
+		> $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
+	install -m 644 systemd/bubble-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf
+	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.1 | gzip -9n > $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
+	chmod 644 $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
+	@if [ -e $(DESTDIR)$(CONFDIR)/kiosk.conf ]; then \
+		echo "keeping $(DESTDIR)$(CONFDIR)/kiosk.conf"; \
+	else \
+		install -m 644 systemd/kiosk.conf.example $(DESTDIR)$(CONFDIR)/kiosk.conf; \
+	fi
+	@if [ -z "$(DESTDIR)" ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/bubble-kiosk.conf; \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+		echo "installed; start it with: systemctl enable --now bubble-kiosk"; \
+	fi
+
+# Removes what install installed. The config only when it is unchanged (an edited one is the
+# administrator's); the user and /var/lib/bubble-kiosk (scores) stay.
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl disable --now bubble-kiosk.service 2>/dev/null || true; \
+	fi
+	rm -f $(DESTDIR)$(BINDIR)/bubble-kiosk $(DESTDIR)$(UNITDIR)/bubble-kiosk.service \
+		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
+	@if cmp -s $(DESTDIR)$(CONFDIR)/kiosk.conf systemd/kiosk.conf.example; then \
+		rm -f $(DESTDIR)$(CONFDIR)/kiosk.conf; \
+	elif [ -e $(DESTDIR)$(CONFDIR)/kiosk.conf ]; then \
+		echo "leaving $(DESTDIR)$(CONFDIR)/kiosk.conf: it was edited"; \
+	fi
+	-rmdir $(DESTDIR)$(CONFDIR)/kiosk.conf.d $(DESTDIR)$(CONFDIR) 2>/dev/null
+	@if [ -z "$(DESTDIR)" ]; then \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+		echo "left in place: the user bubble-kiosk and /var/lib/bubble-kiosk"; \
+	fi
+
+# build/bubble-kiosk_VERSION-REV_ARCH.deb from a staged `make install PREFIX=/usr`.
+deb: release | build/
+	rm -rf $(DEB_STAGE) build/bubble-kiosk_*.deb
+	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_STAGE)
+	bash packaging/build-deb.sh $(CURDIR)/$(DEB_STAGE) $(CURDIR)/build
 
 clean:
 	rm -rf .build build

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Checks the Debian package `make deb` built: lintian (no errors, no warnings), the file list,
+# the control fields (Depends computed from the binary: every linked library's package, the
+# font, nothing like SDL), conffiles, maintainer scripts, and the unit inside it
+# (`systemd-analyze verify` clean, `systemd-analyze security` exposure at most 2.0).
+#
+# usage: Tests/package/deb-test.sh build/bubble-kiosk_VERSION_ARCH.deb
+# Ends with "deb-test: N passed, M failed"; exit 0 only when nothing failed.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+deb=${1:?usage: deb-test.sh PACKAGE.deb}
+[ -f "$deb" ] || { echo "deb-test: no package at $deb" >&2; exit 2; }
+deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
+work=$(mktemp -d /tmp/deb-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+max_exposure=2.0
+
+passed=0 failed=0
+check() {
+    local what=$1; shift
+    if "$@" > "$work/last.out" 2>&1; then
+        passed=$((passed + 1)); echo "ok   $what"
+    else
+        failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/       /' "$work/last.out" | head -n 30
+    fi
+}
+
+field() { dpkg-deb -f "$deb" "$1"; }
+version=$(cat "$repo/VERSION")
+arch=$(dpkg --print-architecture)
+dpkg-deb -x "$deb" "$work/root"
+dpkg-deb -e "$deb" "$work/DEBIAN"
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | grep -v '^$' | sort > "$work/files"
+
+# --- lintian --------------------------------------------------------------------------------
+lintian_clean() {
+    lintian --no-tag-display-limit "$deb" 2>&1 | grep -v 'running with root privileges' > "$work/lintian.out"
+    cat "$work/lintian.out"
+    ! grep -qE '^[EW]: ' "$work/lintian.out"
+}
+check "lintian reports no errors and no warnings" lintian_clean
+
+# --- name and control fields ---------------------------------------------------------------
+check "file name is bubble-kiosk_VERSION-REV_ARCH.deb" \
+    bash -c "[ '$(basename "$deb")' = \"bubble-kiosk_\$(dpkg-deb -f '$deb' Version)_$arch.deb\" ]"
+check "Version comes from VERSION ($version) plus a Debian revision" \
+    bash -c "dpkg-deb -f '$deb' Version | grep -qE '^${version//./\\.}-[0-9]+\$'"
+check "Architecture is the build machine's ($arch)" [ "$(field Architecture)" = "$arch" ]
+check "Maintainer, Section, Priority and Description are set" \
+    bash -c "for f in Maintainer Section Priority Description Installed-Size; do [ -n \"\$(dpkg-deb -f '$deb' \$f)\" ] || exit 1; done"
+depends=$(field Depends)
+echo "     Depends: $depends"
+# depends_on PKG: Depends names PKG (with or without a version).
+depends_on() { echo "$depends" | tr ',' '\n' | awk '{ print $1 }' | grep -qxF -- "$1"; }
+for pkg in libc6 libdrm2 libevdev2 libcairo2 fonts-dejavu-core; do
+    check "Depends names $pkg" depends_on "$pkg"
+done
+check "Depends names no SDL, X server, Wayland or Swift runtime package" \
+    bash -c "! echo '$depends' | grep -qiE 'sdl|xserver|wayland|swift|libfoundation'"
+# Every library the binary links must come from a package that Depends names.
+needed_covered() {
+    local lib file pkg ok=0
+    for lib in $(readelf -d "$work/root/usr/bin/bubble-kiosk" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        file=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+        [ -n "$file" ] || { echo "cannot find $lib on this machine"; ok=1; continue; }
+        pkg=$(dpkg -S "$(readlink -f "$file")" 2>/dev/null | head -n1 | cut -d: -f1)
+        [ -n "$pkg" ] || pkg=$(dpkg -S "$file" 2>/dev/null | head -n1 | cut -d: -f1)
+        if depends_on "$pkg"; then
+            echo "$lib: $pkg"
+        else
+            echo "$lib: $pkg is not in Depends"; ok=1
+        fi
+    done
+    return $ok
+}
+check "every NEEDED library's package is in Depends (dpkg-shlibdeps ran)" needed_covered
+
+# --- contents --------------------------------------------------------------------------------
+cat > "$work/expected" <<'EOF'
+/etc/bubble-kiosk/kiosk.conf
+/lib/systemd/system/bubble-kiosk.service
+/usr/bin/bubble-kiosk
+/usr/lib/sysusers.d/bubble-kiosk.conf
+/usr/share/doc/bubble-kiosk/changelog.Debian.gz
+/usr/share/doc/bubble-kiosk/copyright
+/usr/share/lintian/overrides/bubble-kiosk
+/usr/share/man/man1/bubble-kiosk.1.gz
+EOF
+regular_files() { dpkg-deb -c "$deb" | awk '$1 ~ /^-/ { print $6 }' | sed 's|^\./|/|' | sort; }
+check "it holds exactly the expected files" diff "$work/expected" <(regular_files)
+check "everything is owned by root:root" bash -c "dpkg-deb -c '$deb' | awk '\$2 != \"root/root\"' | grep -q . && exit 1 || exit 0"
+check "the binary is executable and runs" "$work/root/usr/bin/bubble-kiosk" check-config --example
+check "the config in the package is systemd/kiosk.conf.example" cmp "$repo/systemd/kiosk.conf.example" "$work/root/etc/bubble-kiosk/kiosk.conf"
+check "the unit in the package is systemd/bubble-kiosk.service" cmp "$repo/systemd/bubble-kiosk.service" "$work/root/lib/systemd/system/bubble-kiosk.service"
+check "the sysusers file in the package is systemd/bubble-kiosk.sysusers" cmp "$repo/systemd/bubble-kiosk.sysusers" "$work/root/usr/lib/sysusers.d/bubble-kiosk.conf"
+check "conffiles lists /etc/bubble-kiosk/kiosk.conf and nothing else" \
+    bash -c "[ \"\$(cat '$work/DEBIAN/conffiles')\" = /etc/bubble-kiosk/kiosk.conf ]"
+check "md5sums covers every file but the conffile" \
+    bash -c "cd '$work/root' && md5sum --quiet -c '$work/DEBIAN/md5sums' && [ \$(wc -l < '$work/DEBIAN/md5sums') = \$(( \$(grep -c . '$work/expected') - 1 )) ]"
+for s in postinst prerm postrm; do
+    check "$s is an executable sh script without syntax errors" \
+        bash -c "[ -x '$work/DEBIAN/$s' ] && head -n1 '$work/DEBIAN/$s' | grep -qx '#!/bin/sh' && sh -n '$work/DEBIAN/$s'"
+done
+check "postinst creates the user with systemd-sysusers and enables the unit" \
+    bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -q 'deb-systemd-helper enable bubble-kiosk.service' '$work/DEBIAN/postinst'"
+check "prerm stops the unit on remove" grep -q 'deb-systemd-invoke stop bubble-kiosk.service' "$work/DEBIAN/prerm"
+check "postrm removes the state and the user on purge" \
+    bash -c "grep -q 'rm -rf /var/lib/bubble-kiosk' '$work/DEBIAN/postrm' && grep -q 'userdel bubble-kiosk' '$work/DEBIAN/postrm'"
+
+# --- the unit as shipped ------------------------------------------------------------------------
+unit=$work/root/lib/systemd/system/bubble-kiosk.service
+# verify checks that ExecStart= exists and the Documentation= man page resolves: point both
+# at the unpacked package.
+mkdir -p "$work/verify"
+sed "s|^ExecStart=/usr/bin/|ExecStart=$work/root/usr/bin/|" "$unit" > "$work/verify/bubble-kiosk.service"
+check "systemd-analyze verify is clean" \
+    bash -c "out=\$(MANPATH='$work/root/usr/share/man' systemd-analyze verify '$work/verify/bubble-kiosk.service' 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
+exposure=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for bubble-kiosk.service: \([0-9.]*\).*/\1/p')
+echo "     exposure: ${exposure:-?}"
+check "systemd-analyze security: exposure ${exposure:-?} is at most $max_exposure" \
+    awk -v e="${exposure:-99}" -v m="$max_exposure" 'BEGIN { exit !(e + 0 <= m + 0) }'
+
+echo "deb-test: $passed passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Builds a small Debian root with systemd (debootstrap --variant=minbase) once and keeps it in
+# $VM_CACHE/debian-root/ (default /var/cache/bubble-kiosk-vm). The folder's name carries a hash
+# of the suite, the mirror and the package list, so changing any of them builds a new root;
+# older roots are removed then.
+#
+# usage: Tests/vm/debian-root.sh [--rebuild]
+# Prints ROOT=/var/cache/bubble-kiosk-vm/debian-root/bookworm-<hash> on stdout (progress on
+# stderr), so callers can `eval "$(Tests/vm/debian-root.sh)"`. Treat ROOT as read-only: copy
+# it before installing anything into it.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+rebuild=0
+case "${1:-}" in
+    --rebuild) rebuild=1 ;;
+    "") ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) vm_die "unknown argument: $1" ;;
+esac
+
+SUITE=bookworm
+# What the boot test needs besides minbase: systemd as PID 1 with udev (it loads bochs-drm for
+# the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
+# libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput.
+PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,fonts-dejavu-core,evemu-tools
+
+# The machine's own Debian mirror, as apt uses it (deb822 first, then the one-line format).
+mirror() {
+    local m=
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        m=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
+    fi
+    if [ -z "$m" ] && [ -f /etc/apt/sources.list ]; then
+        m=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list)
+    fi
+    echo "${m:-http://deb.debian.org/debian}"
+}
+MIRROR=$(mirror)
+
+base=$VM_CACHE/debian-root
+key=$(printf '%s\n' "$SUITE" "$MIRROR" "$PACKAGES" "minbase" "trim-1" | sha256sum | cut -c1-12)
+root=$base/$SUITE-$key
+mkdir -p "$base"
+exec 9>"$base/.lock"
+flock 9            # one debootstrap at a time when several runs share the cache
+
+if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
+    echo "ROOT=$root"
+    exit 0
+fi
+
+vm_need_pkgs debootstrap
+start=$(vm_now)
+vm_log "debootstrap $SUITE from $MIRROR (packages: $PACKAGES)"
+rm -rf "$root" "$root.partial"
+if ! debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$root.partial" "$MIRROR" \
+        > "$base/debootstrap.log" 2>&1; then
+    tail -n 20 "$base/debootstrap.log" >&2
+    vm_die "debootstrap failed (log: $base/debootstrap.log)"
+fi
+# Smaller copies and initramfs images: no docs, manuals, translations or package caches.
+rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cache/apt/*.bin \
+    "$root.partial"/var/cache/apt/archives/*.deb "$root.partial"/var/lib/apt/lists/*_Packages
+touch "$root.partial/.complete"
+mv "$root.partial" "$root"
+# Roots for other package lists are never used again.
+for old in "$base"/*; do
+    [ -d "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
+done
+vm_log "debian root ready in $(vm_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
+echo "ROOT=$root"

@@ -1,0 +1,195 @@
+#!/bin/bash
+# The Debian package on a real systemd: a small Debian root made with debootstrap (cached, see
+# debian-root.sh), the .deb installed into a copy of it with dpkg -i (its maintainer scripts
+# create the user and enable the unit), Debian's kernel modules added, then booted under QEMU
+# (-vga std: bochs-drm) with systemd as PID 1 from the initramfs. A oneshot unit runs the
+# guest's checks (systemd/check.sh): the unit active after boot with the game on screen and no
+# getty on tty1, the user, groups and sandbox (DRM, input, tty1 and ALSA open, other devices
+# refused), touch input and a reload that keeps process and round, SIGUSR1 screenshots in the
+# state directory, kill -SEGV, kill -STOP (watchdog), ten crashes in a row, a broken config
+# line, and the state surviving all of it. The host checks the screendumps.
+#
+# usage: Tests/vm/systemd-test.sh [--deb FILE] [--workdir DIR] [--verbose] [--dropin FILE]...
+#   --deb FILE      the package to test (default: `make deb`, build/bubble-kiosk_*.deb)
+#   --workdir DIR   the root, initramfs, serial.log and screendumps (default: /tmp/vm-systemd.*)
+#   --verbose       echo the guest's serial console while it runs
+#   --dropin FILE   also install FILE as a drop-in for bubble-kiosk.service in the guest
+#                   (for experiments with unit settings; the test proper uses none)
+# Prints the time from kernel start to the game's first frame. Ends with
+# "vm-test-systemd: N passed, M failed"; exit 0 only when nothing failed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+work=${VM_WORK:-} deb= verbose=--quiet dropins=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --deb) deb=$2; shift 2 ;;
+        --workdir) work=$2; shift 2 ;;
+        --verbose) verbose=; export VM_VERBOSE=1; shift ;;
+        --dropin) dropins+=("$2"); shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) vm_die "unknown argument: $1" ;;
+    esac
+done
+work=$(vm_workdir "$work" systemd)
+repo=$(cd "$VM_DIR/../.." && pwd)
+t0=$(vm_now)
+
+vm_need_pkgs python3 busybox-static gzip kmod
+if [ -z "$deb" ]; then
+    vm_log "make deb"
+    make -C "$repo" deb >&2
+    deb=$(ls "$repo"/build/bubble-kiosk_*.deb | head -n1)
+fi
+[ -f "$deb" ] || vm_die "no package at '$deb'"
+binary_dir=$(mktemp -d "$work/pkg.XXXXXX")
+dpkg-deb -x "$deb" "$binary_dir"
+kiosk=$binary_dir/usr/bin/bubble-kiosk
+
+eval "$("$VM_DIR/kernel.sh")"
+t_kernel=$(vm_elapsed "$t0")
+eval "$("$VM_DIR/debian-root.sh")"
+t_debootstrap=$(vm_elapsed "$t0")
+
+# --- the guest's root: a copy of the cached one, with the package installed -----------------
+root=$work/root
+rm -rf "$root"
+cp -a "$ROOT" "$root"
+rm -f "$root/.complete"
+t_copy=$(vm_elapsed "$t0")
+cp "$deb" "$root/tmp/bubble-kiosk.deb"
+dpkg_rc=0
+chroot "$root" dpkg -i /tmp/bubble-kiosk.deb > "$work/dpkg.log" 2>&1 || dpkg_rc=$?
+rm -f "$root/tmp/bubble-kiosk.deb"
+sed 's/^/dpkg| /' "$work/dpkg.log" >&2
+
+# Kernel modules, each with what it depends on; udev loads bochs for the card and evdev for
+# input devices by their aliases, modprobe@drm.service loads drm, modules-load.d the rest.
+modules=(bochs evdev uinput snd-aloop)
+kmods=$root/lib/modules/$KVER
+mkdir -p "$kmods"
+declare -A mod_file=() mod_done=()
+while IFS= read -r f; do
+    n=${f##*/}; n=${n%%.ko*}; mod_file[${n//-/_}]=$f
+done < <(find "$MODDIR/kernel" -name '*.ko*')
+add_module() {
+    local name=${1//-/_} f dep
+    [ -n "${mod_done[$name]:-}" ] && return 0
+    mod_done[$name]=1
+    f=${mod_file[$name]:-}
+    [ -n "$f" ] || vm_die "kernel module $name not found under $MODDIR (built in?)"
+    for dep in $(modinfo -F depends "$f" | tr ',' ' '); do add_module "$dep"; done
+    mkdir -p "$kmods/$(dirname "${f#"$MODDIR"/}")"
+    cp "$f" "$kmods/${f#"$MODDIR"/}"
+}
+for m in drm "${modules[@]}"; do add_module "$m"; done
+cp "$MODDIR"/modules.{order,builtin,builtin.modinfo} "$kmods/"
+chroot "$root" /sbin/depmod "$KVER"
+printf 'uinput\nsnd-aloop\n' > "$root/etc/modules-load.d/vm-test.conf"
+
+# The checks: a oneshot unit wanted by multi-user.target, the touch device and a tap on Start.
+install -D -m 755 "$VM_DIR/systemd/check.sh" "$root/usr/local/lib/vm-systemd/check.sh"
+install -m 644 "$VM_DIR/systemd/vm-systemd-check.service" "$root/etc/systemd/system/"
+ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.wants/vm-systemd-check.service"
+"$kiosk" round-recording --seed 1 --size 1280x800 --pop 0 > "$work/start-tap.evemu"
+sed '/^E:/,$d' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/touch.desc"
+grep '^E:' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/tap.events"
+# The serial console carries the test's lines: no login prompt on it.
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+echo bubble-kiosk-vm > "$root/etc/hostname"
+if [ ${#dropins[@]} -gt 0 ]; then
+    mkdir -p "$root/etc/systemd/system/bubble-kiosk.service.d"
+    for f in "${dropins[@]}"; do
+        vm_log "drop-in for the experiment: $f"
+        cp "$f" "$root/etc/systemd/system/bubble-kiosk.service.d/$(basename "$f" .conf).conf"
+    done
+fi
+ln -sf /lib/systemd/systemd "$root/init"
+
+# systemd runs from the initramfs as the real root (there is no /etc/initrd-release).
+(cd "$root" && find . -mindepth 1 | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$work/initrd.gz"
+t_initrd=$(vm_elapsed "$t0")
+vm_log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
+
+out=$work/out
+vm_boot "$work/initrd.gz" "$out" 540 $verbose --mem 1024 -- -smp 2
+t_vm=$(vm_elapsed "$t0")
+
+# --- what the host checks ----------------------------------------------------------------------
+export VM_DIR
+vm_check "dpkg -i installed the package in the Debian root (dependencies met)" [ "$dpkg_rc" = 0 ]
+vm_check "postinst created the system user bubble-kiosk" grep -q '^bubble-kiosk:x:[0-9]*:' "$root/etc/passwd"
+vm_check "postinst enabled the unit" test -L "$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service"
+vm_check "the VM ran the checks to VM-TEST-END rc=0" vm_ran_ok
+
+# The guest's own checks.
+guest_ok=$(grep -c '^SYSD-CHECK ok' "$VM_LOG" || true)
+guest_fail=$(grep -c '^SYSD-CHECK FAIL' "$VM_LOG" || true)
+VM_PASSED=$((VM_PASSED + guest_ok))
+VM_FAILED=$((VM_FAILED + guest_fail))
+grep -E '^SYSD-CHECK|^       ' "$VM_LOG" | sed 's/^SYSD-CHECK //' | sed 's/^ok   /ok   guest: /; s/^FAIL /FAIL guest: /' || true
+vm_check "the guest ran all its checks (SYSD-DONE)" vm_has '^SYSD-DONE checks=[0-9]+'
+
+# Screendumps: the start screen's colours (background 141F33, the blue Start button, white
+# title); the playing screen's HUD band along the top (0B1220 at 85% over the background).
+background=141F33 hud=0C1423
+start_screen() {
+    vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.8 --region 0,0,100%,100%=FFFFFF@0.004 &&
+        vm_dump "$1" --tol 40 --region 40%,52%,60%,60%=1288FF@0.5 &&
+        ! vm_dump "$1" --region 0,0,100%,6=$hud@0.9
+}
+# same_picture A B SHARE: at least SHARE of the pixels of A and B agree (within 8 per channel).
+same_picture() {
+    python3 - "$VM_OUT/$1.ppm" "$VM_OUT/$2.ppm" "$3" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["VM_DIR"])
+import ppm
+a, b = ppm.Image.load(sys.argv[1]), ppm.Image.load(sys.argv[2])
+if (a.width, a.height) != (b.width, b.height):
+    sys.exit("sizes differ")
+pa, pb = list(a.pixels(step=2)), list(b.pixels(step=2))
+share = sum(ppm.close(x, y, 8) for x, y in zip(pa, pb)) / len(pa)
+print("%.4f of the pixels agree" % share)
+sys.exit(0 if share >= float(sys.argv[3]) else 1)
+PY
+}
+differ_picture() { ! same_picture "$@"; }
+vm_check "boot: the game is on screen, not the text console" vm_dump boot --expect graphics
+vm_check_show "boot: the start screen (its background, white title, blue Start button, no HUD)" start_screen boot
+vm_check "after the tap on Start: the playing screen (HUD band along the top)" \
+    vm_dump after-tap --expect graphics --region 0,0,100%,6=$hud@0.9
+vm_check_show "the tap changed the screen (touch input reached the kiosk)" differ_picture boot after-tap 0.97
+vm_check "after the reload: still the playing screen" vm_dump after-reload --expect graphics --region 0,0,100%,6=$hud@0.9
+vm_check_show "after the reload: the same round (the picture barely changed)" same_picture after-tap after-reload 0.97
+vm_check "after kill -SEGV: the game is back on screen" vm_dump after-segv --expect graphics
+vm_check "after systemctl stop: the text console is back (fbcon draws on tty1 again)" vm_dump after-stop --expect console
+vm_png_copies
+
+# Removing and purging, in the host's copy of the root (the VM ran on its own copy in RAM).
+mkdir -p "$root/var/lib/bubble-kiosk"
+echo "a score" > "$root/var/lib/bubble-kiosk/scores"
+echo "# edited" >> "$root/etc/bubble-kiosk/kiosk.conf"
+vm_check "dpkg -r removes the package" chroot "$root" dpkg -r bubble-kiosk
+vm_check "after remove: program and unit are gone, the edited config and the state stay" \
+    bash -c "[ ! -e '$root/usr/bin/bubble-kiosk' ] && [ ! -e '$root/lib/systemd/system/bubble-kiosk.service' ] &&
+             grep -q '# edited' '$root/etc/bubble-kiosk/kiosk.conf' && [ -f '$root/var/lib/bubble-kiosk/scores' ]"
+vm_check "dpkg --purge purges it" chroot "$root" dpkg --purge bubble-kiosk
+vm_check "after purge: no config, no state, no user, no enable link" \
+    bash -c "[ ! -e '$root/etc/bubble-kiosk' ] && [ ! -e '$root/var/lib/bubble-kiosk' ] &&
+             ! grep -q '^bubble-kiosk:' '$root/etc/passwd' && ! grep -q '^bubble-kiosk:' '$root/etc/group' &&
+             [ ! -e '$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service' ] &&
+             [ ! -L '$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service' ]"
+
+echo "--- from the guest"
+grep -E '^SYSD-INFO' "$VM_LOG" | sed 's/^SYSD-INFO /  /' || true
+first=$(sed -n 's/^SYSD-INFO first frame (READY=1, the unit became active) \([0-9.]*\) s after kernel start.*/\1/p' "$VM_LOG" | head -n1)
+echo "--- kernel start to the game's first frame: ${first:-unknown} s"
+echo "--- timings: kernel ${t_kernel} s, debian root ${t_debootstrap} s, copy ${t_copy} s, initramfs ${t_initrd} s, total ${t_vm} s"
+# The root copy, the unpacked package and the initramfs are 250 MB: kept only after a failure.
+if [ "$VM_FAILED" = 0 ]; then
+    rm -rf "$root" "$binary_dir" "$work/initrd.gz"
+    echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
+else
+    echo "--- artifacts: $out (serial.log, *.ppm, *.png), root $root"
+fi
+vm_summary vm-test-systemd 60
