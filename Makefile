@@ -94,6 +94,7 @@ run: release | build/
 # mono 48 kHz. They belong in $(SOUNDS_INSTALL_DIR), where `[sounds] ... = auto` looks first
 # (without them the kiosk makes the same sounds in memory).
 SOUNDS_INSTALL_DIR := /usr/share/bubble-kiosk/sounds
+SOUND_FILES := pop.wav swipe.wav round_start.wav round_over.wav high_score.wav
 sounds: build | build/
 	mkdir -p build/sounds
 	$(DEBUG_BIN) generate-sounds build/sounds
@@ -117,6 +118,9 @@ install-files:
 		> $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
 	install -m 644 systemd/bubble-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf
+	install -d $(DESTDIR)$(SOUNDS_INSTALL_DIR)
+	$(RELEASE_BIN) generate-sounds $(DESTDIR)$(SOUNDS_INSTALL_DIR) > /dev/null
+	chmod 644 $(DESTDIR)$(SOUNDS_INSTALL_DIR)/*.wav
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.1 | gzip -9n > $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	chmod 644 $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	@if [ -e $(DESTDIR)$(CONFDIR)/kiosk.conf ]; then \
@@ -138,6 +142,8 @@ uninstall:
 	fi
 	rm -f $(DESTDIR)$(BINDIR)/bubble-kiosk $(DESTDIR)$(UNITDIR)/bubble-kiosk.service \
 		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
+	rm -f $(addprefix $(DESTDIR)$(SOUNDS_INSTALL_DIR)/,$(SOUND_FILES))
+	-rmdir $(DESTDIR)$(SOUNDS_INSTALL_DIR) $(DESTDIR)$(dir $(SOUNDS_INSTALL_DIR:%/=%)) 2>/dev/null
 	@if cmp -s $(DESTDIR)$(CONFDIR)/kiosk.conf systemd/kiosk.conf.example; then \
 		rm -f $(DESTDIR)$(CONFDIR)/kiosk.conf; \
 	elif [ -e $(DESTDIR)$(CONFDIR)/kiosk.conf ]; then \

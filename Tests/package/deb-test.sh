@@ -82,6 +82,11 @@ cat > "$work/expected" <<'EOF'
 /lib/systemd/system/bubble-kiosk.service
 /usr/bin/bubble-kiosk
 /usr/lib/sysusers.d/bubble-kiosk.conf
+/usr/share/bubble-kiosk/sounds/high_score.wav
+/usr/share/bubble-kiosk/sounds/pop.wav
+/usr/share/bubble-kiosk/sounds/round_over.wav
+/usr/share/bubble-kiosk/sounds/round_start.wav
+/usr/share/bubble-kiosk/sounds/swipe.wav
 /usr/share/doc/bubble-kiosk/changelog.Debian.gz
 /usr/share/doc/bubble-kiosk/copyright
 /usr/share/lintian/overrides/bubble-kiosk
