@@ -64,14 +64,14 @@ unit-test: deps
 	$(SWIFT) test --skip-build
 
 # The real kernel under QEMU: the harness itself, the DRM display, evdev input with hotplug,
-# the end-to-end game (DRM + evdev + all four rotations). All use the release binary.
-# Tests/vm/sound-test.sh (sounds on snd-aloop) joins them once it has passed in full (see
-# Tests/vm/README.md).
+# the end-to-end game (DRM + evdev + all four rotations, VT switches), and sound on the
+# snd-aloop loopback card. All use the release binary.
 vm-test: release
 	bash Tests/vm/selftest.sh
 	bash Tests/vm/display-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
 
 # The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
 # booted under QEMU; the unit's restarts, watchdog, reload, state and config errors.
