@@ -19,6 +19,9 @@ struct BenchCommand: KioskCommand {
         peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
         through the sound thread and ALSA DEVICE (default null: no card needed; use the kiosk's
         [sounds] device on a kiosk): event to first sample written, the device's delay, and both.
+        Last, a recorded round through the runtime twice, bare and with sounds, hooks, score
+        writes and metrics: the render-and-present time of its frames, to show the layers stay
+        off the frame path.
         """
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
@@ -31,6 +34,7 @@ struct BenchCommand: KioskCommand {
         var bench = Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)
         var report = try bench.run(pngPath: a.value("png"))
         report.sound = try SoundLatencyBench.measure(device: a.value("sound-device") ?? "null")
+        report.layers = try LayerLoadBench.measure(size: size, seed: seed)
         Console.out(a.has("json") ? report.json.text + "\n" : report.table)
         return 0
     }
@@ -290,6 +294,7 @@ struct BenchReport {
     var spriteBytes = 0
     var peakRSSMB = 0.0
     var sound = SoundLatencyBench()
+    var layers = LayerLoadBench.Report()
 
     /// The issue's targets, relative to this machine's memcpy.
     var targets: [(String, Bool)] {
@@ -316,6 +321,9 @@ struct BenchReport {
             ("sound_period_frames", .int(sound.periodFrames)), ("sound_buffer_frames", .int(sound.bufferFrames)),
             ("sound_event_to_write_ms", sound.eventToWrite.json), ("sound_device_delay_ms", sound.deviceDelay.json),
             ("sound_event_to_sound_ms", sound.eventToSound.json), ("sound_underruns", .int(sound.underruns)),
+            ("frame_bare_ms", layers.bare.json), ("frame_with_layers_ms", layers.layered.json),
+            ("layers_frames", .int(layers.frames)), ("layers_pops", .int(layers.pops)),
+            ("layers_hooks_started", .int(layers.hooksStarted)), ("layers_sounds_started", .int(layers.soundsStarted)),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -335,6 +343,9 @@ struct BenchReport {
         } else {
             out += "sound: ALSA device '\(sound.device)' cannot be opened; no sound figures\n"
         }
+        out += row("round frame, bare", layers.bare) + row("round frame, with layers", layers.layered)
+        out += "layers over \(layers.frames) frames and \(layers.pops) pops: \(layers.hooksStarted) hooks run, "
+            + "\(layers.soundsStarted) sounds started, a score write, a metrics file a second\n"
         out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
         out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
         out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"

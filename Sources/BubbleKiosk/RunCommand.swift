@@ -103,6 +103,22 @@ struct RunCommand: KioskCommand {
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
+        attachLayers(to: runtime, settings: settings,
+                     scoreDirectory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
+        Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
+        return try runtime.run()
+    }
+
+    /// The layers operators configure, each fed by the runtime's events and none of them on
+    /// the frame path: sounds, fleet metrics, hooks, scores. `bench` loads a kiosk with them too.
+    /// The layers `attachLayers` started, for the bench to report on.
+    struct OperatorLayers {
+        var sounds: SoundPlayer?
+        var hooks: HookRunner
+    }
+
+    @discardableResult
+    static func attachLayers(to runtime: KioskRuntime, settings: Settings, scoreDirectory: String) -> OperatorLayers {
         // Sounds: their own thread and ALSA stream; the loop only posts to its mailbox.
         let sounds = SoundPlayer.start(settings: settings.sounds)
         var soundCues = SoundCues()
@@ -118,16 +134,14 @@ struct RunCommand: KioskCommand {
         let hooks = HookRunner.attach(to: runtime)
         // High scores and play statistics: scores.db in the state directory, on a writer thread;
         // a new high score fires the high_score hook and plays its sound.
-        ScoreKeeper.attach(to: runtime, directory: StateDirectory.resolveForStore(flag: args.value("state-dir")))?
+        ScoreKeeper.attach(to: runtime, directory: scoreDirectory)?
             .onHighScore = {
                 hooks.fire(.highScore, fields: $0.hookFields)
                 sounds?.play(.highScore)
             }
-        Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
-        return try runtime.run()
+        return OperatorLayers(sounds: sounds, hooks: hooks)
     }
 
-    /// The VT on standard input, when the kiosk runs on a Linux console.
     /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is
     /// blocked first: the kernel may send it as soon as the VT is ours, and its default action
     /// would end the process. Without a usable VT the kiosk still runs, without switching.

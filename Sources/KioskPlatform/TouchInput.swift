@@ -57,7 +57,7 @@ public final class ReplayTouchInput: TouchInput {
         // Recording time zero is "now", plus a short lead so the first frame is not in the past.
         let first = peek()?.time.microseconds ?? 0
         // Recording times are never negative (the parser reads digits only), so -first is safe.
-        offset = EventLoop.now().adding(microseconds: 200_000).adding(microseconds: -first).microseconds
+        offset = loop.now.adding(microseconds: 200_000).adding(microseconds: -first).microseconds
     }
 
     public var nextDeadline: TimeStamp? {
