@@ -126,8 +126,8 @@ public struct KioskGame: Sendable {
                 guard button.inflated(by: margin).contains(gesture.position) else { return [] }
                 return startRound(at: gesture.time, mode: round.map { modes.contains($0.mode) ? $0.mode : modes[0] })
             }
-            // Mode buttons are a gap apart: the margin reaches at most halfway into it.
-            let reach = modeButtons.count > 1 ? min(margin, field.px(3)) : margin
+            // Mode buttons are 6 mm apart: the margin reaches less than halfway into the gap.
+            let reach = modeButtons.count > 1 ? min(margin, field.px(2.5)) : margin
             guard let hit = modeButtons.first(where: { $0.rect.inflated(by: reach).contains(gesture.position) })
             else { return [] }
             return startRound(at: gesture.time, mode: hit.mode)
