@@ -10,7 +10,8 @@ struct RoundRecordingCommand: KioskCommand {
         button and then pops the bubbles of the round `state --seed N --size WxH` prints, in id
         order (--pop N: only the first N). Play it with `bubble-kiosk play` (use --no-start), or
         through a real device: `evemu-device` on it, then `evemu-play DEVICE < FILE`.
-        --mode taps that mode's button when the start screen offers several ([modes]).
+        --mode taps that mode's button when the start screen offers several ([modes]); --mode
+        joystick steers the knob towards each bubble in turn instead of popping them by hand.
         --rotation writes touches for a panel mounted at that rotation (WxH is the game's size).
         """
 
@@ -30,7 +31,11 @@ struct RoundRecordingCommand: KioskCommand {
                                        startButton: args.has("no-start") ? nil
                                            : (game.button(for: setup.mode) ?? game.button).center)
         if args.has("no-start") { recording.startMS = 100 }
-        Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25)))
+        if setup.mode == .joystick {
+            Console.out(recording.text(steering: round, limit: limit))
+        } else {
+            Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25)))
+        }
         return 0
     }
 }
