@@ -43,7 +43,8 @@ struct ScoresCommand: KioskCommand {
                 Console.line(JSON.object([("database", .string(path)), ("reset", .array(modes.map { .string($0.rawValue) })),
                                           ("rounds", .int(cleared))]).text)
             } else {
-                let names = modes.map(\.rawValue).joined(separator: " and ")
+                let all = modes.map(\.rawValue)
+                let names = all.count > 1 ? all.dropLast().joined(separator: ", ") + " and " + all[all.count - 1] : all[0]
                 Console.line(store == nil ? "no scores yet: \(echoed(path, limit: 200)) does not exist"
                              : "cleared the \(names) high-score table\(modes.count > 1 ? "s" : "") (\(cleared) round\(cleared == 1 ? "" : "s") left it; the statistics keep them)")
             }
