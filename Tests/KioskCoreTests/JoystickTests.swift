@@ -319,3 +319,26 @@ import Testing
         #expect(s.game.screen == .start, "the demo loops back to the start screen")
     }
 }
+
+/// Joystick rounds have a label of their own in the fleet metrics.
+@Suite struct JoystickMetricsTests {
+    @Test func joystickRoundsAreCountedUnderTheirMode() {
+        var m = KioskMetrics(startTime: 0)
+        var r = JoystickTests.round(bubbles: 3)
+        m.note(.game(.roundStarted(demo: false)), round: r, wallClock: 0)
+        let base = r.joystick!.stick.base
+        let target = r.bubbles[0]
+        let d = target.center - r.joystick!.catcher
+        let g = { (kind: Gesture.Kind, ms: Double, p: Vector2) in
+            Gesture(kind: kind, time: TimeStamp(milliseconds: ms), device: 0, slot: 0, position: p, start: base)
+        }
+        var events = r.handle(g(.dragStart, 10, base + d * (20 / d.length)))
+        events += r.handle(g(.dragMove, 20, base + d * (72 / d.length)))
+        events += r.advance(to: TimeStamp(milliseconds: 60_000))
+        for e in events { m.note(.game(e), round: r, wallClock: 0) }
+        #expect(r.isOver && !r.joystick!.collected.isEmpty)
+        #expect(m.roundsStarted["joystick"] == 1)
+        #expect(m.roundsPlayed["joystick finished"] == 1)
+        #expect((m.popped["joystick tap"] ?? 0) + (m.popped["joystick swipe"] ?? 0) == r.joystick!.collected.count)
+    }
+}
