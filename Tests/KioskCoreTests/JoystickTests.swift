@@ -297,6 +297,24 @@ import Testing
         #expect(single.round?.mode == .classic, "one mode: the demo plays classic as before")
     }
 
+    @Test func aTimedDemoKeepsPoppingTheBubblesThatCome() {
+        var settings = Settings()
+        settings.modes.timed = true
+        let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
+        var s = KioskSession(game: KioskGame(field: field, settings: settings, seed: 3, at: .zero))
+        _ = s.startDemo(at: .zero)
+        #expect(s.game.round?.mode == .classic)
+        _ = s.startDemo(at: TimeStamp(milliseconds: 100))
+        #expect(s.game.round?.mode == .timed)
+        var t = 100.0
+        while t < 40_000 {
+            t += 50
+            _ = s.advance(to: TimeStamp(milliseconds: t))
+        }
+        let popped = s.game.round?.popped ?? 0
+        #expect(popped > settings.timed.startBubbles, "bubbles that spawned later were popped too")
+    }
+
     @Test func theJoystickDemoSteersTheKnobWithAGhostFinger() {
         var settings = Settings()
         settings.modes.classic = false
