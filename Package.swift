@@ -25,10 +25,14 @@ let package = Package(
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CSystemd", "CALSA", "CSndfile"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
-        .executableTarget(
-            name: "BubbleKiosk",
-            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime", "KioskScores"]
+        // The commands (argument parsing, backend wiring) as a library both executables link;
+        // its sources stay in Sources/BubbleKiosk.
+        .target(
+            name: "KioskCommands",
+            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime", "KioskScores"],
+            path: "Sources/BubbleKiosk"
         ),
+        .executableTarget(name: "BubbleKiosk", dependencies: ["KioskCommands"], path: "Sources/BubbleKioskMain"),
         .testTarget(
             name: "KioskCoreTests",
             dependencies: ["KioskCore"],
