@@ -7,6 +7,7 @@ import KioskPlatform
 public struct WindowError: Error, CustomStringConvertible {
     public let description: String
     init(_ what: String) { description = "\(what): \(String(cString: SDL_GetError()))" }
+    init(noDesktop what: String) { description = what }
 }
 
 /// A desktop window through SDL2 (X11 or Wayland): the same in-memory frame the kiosk draws,
@@ -42,6 +43,7 @@ public final class SDLWindowDisplay: Display {
     private let wake: Int32
     private var timer: Int32 = -1
     private var closing = false
+    private var restored = false
 
     /// Opens a window of `requested` frame pixels (or the whole screen with `fullscreen`).
     public init(size requested: PixelSize, fullscreen: Bool, clock: KioskClock = MonotonicClock.shared) throws {
@@ -51,6 +53,12 @@ public final class SDLWindowDisplay: Display {
         SDL_SetHint(SDL_HINT_MOUSE_TOUCH_EVENTS, "0")
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else { throw WindowError("cannot start SDL video") }
+        // Without a desktop SDL falls back to drawing nowhere; unless asked for, say so instead.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
+        if (driver == "offscreen" || driver == "dummy") && getenv("SDL_VIDEODRIVER") == nil {
+            SDL_Quit()
+            throw WindowError(noDesktop: "no desktop to open a window on (DISPLAY and WAYLAND_DISPLAY are unset or unusable); --display virtual draws into memory")
+        }
         var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
         let centred: Int32 = 0x2FFF_0000  // SDL_WINDOWPOS_CENTERED
@@ -88,7 +96,6 @@ public final class SDLWindowDisplay: Display {
         } else {
             reportedPxPerMM = nil
         }
-        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         name = "window:\(size)\(fullscreen ? " fullscreen" : "") (\(driver))"
         epoll = CSDL2_epoll_create()
         wake = CSDL2_eventfd_create()
@@ -166,6 +173,10 @@ public final class SDLWindowDisplay: Display {
     }
 
     public func restore() {
+        guard !restored else { return }
+        restored = true
+        pointerSink = nil
+        for fd in [timer, wake, epoll] where fd >= 0 { Glibc.close(fd) }
         SDL_DestroyTexture(texture)
         SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)
