@@ -6,8 +6,9 @@
 # 1. ldd: the kiosk binary links no SDL; the desktop one does.
 # 2. The desktop binary opens its window on Xvfb (1280x800), idles without waking (X11's
 #    descriptor, no timer), then xdotool presses Start and pops every bubble of the round
-#    `bubble-kiosk state` prints for the seed: clicks for tap bubbles (as many as they need),
-#    a mousedown/mousemove/mouseup drag along the arrow for swipe bubbles.
+#    `bubble-kiosk state` prints for the seed: clicks for tap bubbles (as many as they need), a
+#    mousedown/mousemove/mouseup drag along the arrow for swipe bubbles; one bubble is popped by
+#    a click while a Shift-click's parked second finger is down.
 # 3. The kiosk's --status lines must reach `screen=round-over ... bubbles=0/10` with a score; a
 #    screenshot of the X screen (`import -window root`) must show the kiosk's own last frame
 #    (its --screenshot) and differ from the start screen; closing the window (WM_DELETE_WINDOW, what
@@ -99,28 +100,53 @@ else fail "idle window woke $((w2 - ${w1:-0})) times in 2 s (want at most 6)"; f
 import -window root "$OUT/start.png"
 
 # --- 3. play the round with the mouse --------------------------------------------------------
-python3 - "$OUT/state.json" > "$OUT/moves.txt" <<'PY'
+python3 - "$OUT/state.json" > "$OUT/moves.txt" 2> "$OUT/parked.txt" <<'PY'
 import json, math, sys
 s = json.load(open(sys.argv[1]))
 mm = s["px_per_mm"]
 # The Start button: centred, 10 mm below the middle (KioskGame.button).
 print("mousemove %d %d click 1 sleep 1.0" % (s["width"] / 2, s["height"] / 2 + 10 * mm))
+# The first one-tap bubble is left out: the parked-finger check pops it (printed to stderr).
+parked = next((b for b in s["bubbles"] if b["kind"] == "tap" and b["taps"] == 1), None)
+if parked:
+    sys.stderr.write("%d %d\n" % (round(parked["x"]), round(parked["y"])))
 for b in s["bubbles"]:
     x, y = b["x"], b["y"]
+    if b is parked:
+        continue
     if b["kind"] == "tap":
         print(" ".join(["mousemove %d %d" % (round(x), round(y))] + ["click 1 sleep 0.15"] * b["taps"]) + " sleep 0.25")
     else:
-        # 25 mm along the arrow in 5 steps, 15 ms apart, lifted while still moving.
+        # 25 mm along the arrow in 5 steps, 15 ms apart, lifted with the last step: the window
+        # stamps events when the loop takes them, so a lift sent apart from the last move could
+        # look like a rest (over 40 ms) on a busy machine, and a rest is no swipe.
         a = math.radians(b["angle_deg"])
-        steps = ["mousemove %d %d sleep 0.015" % (round(x + math.cos(a) * 25 * mm * k / 5), round(y + math.sin(a) * 25 * mm * k / 5))
+        steps = ["mousemove %d %d" % (round(x + math.cos(a) * 25 * mm * k / 5), round(y + math.sin(a) * 25 * mm * k / 5))
                  for k in range(1, 6)]
-        print("mousemove %d %d mousedown 1 sleep 0.015 %s mouseup 1 sleep 0.35" % (round(x), round(y), " ".join(steps)))
+        print("mousemove %d %d mousedown 1 sleep 0.015 %s mouseup 1 sleep 0.35" % (round(x), round(y), " sleep 0.015 ".join(steps)))
 PY
 play_start=$(date +%s.%N)
-while read -r line; do
+# shellcheck disable=SC2046
+timeout 10 xdotool $(head -1 "$OUT/moves.txt")
+# The parked second finger: a Shift-click on a one-tap bubble leaves a finger down there (held,
+# so no tap: the bubble stays); a plain click beside it is the first finger and pops the bubble
+# while the parked one is still down; the next Shift-click lifts the parked finger.
+if read -r px py < "$OUT/parked.txt" && [ -n "$px" ]; then
+    timeout 5 xdotool mousemove "$px" "$py" keydown shift click 1 keyup shift
+    sleep 1.3
+    if tail -1 "$OUT/status.log" | grep -q "screen=playing .*bubbles=10/10"; then pass "Shift-click parks a finger: held, no tap"
+    else fail "after a Shift-click: $(tail -1 "$OUT/status.log") (want the bubble still there)"; fi
+    timeout 5 xdotool mousemove "$((px + 8))" "$py" click 1
+    if wait_for "$OUT/status.log" "bubbles=9/10" 3; then pass "a click with the parked finger down pops the bubble"
+    else fail "a click beside the parked finger: $(tail -1 "$OUT/status.log")"; fi
+    timeout 5 xdotool mousemove 20 20 keydown shift click 1 keyup shift sleep 0.3
+else
+    fail "no one-tap bubble for the parked-finger check"
+fi
+tail -n +2 "$OUT/moves.txt" | while read -r line; do
     # shellcheck disable=SC2086
     timeout 10 xdotool $line
-done < "$OUT/moves.txt"
+done
 play_end=$(date +%s.%N)
 if wait_for "$OUT/status.log" "screen=round-over score=[1-9][0-9]* bubbles=0/10" 5; then
     pass "round over, every bubble popped: $(grep -m1 -o 'screen=round-over score=[0-9]* bubbles=[0-9/]*' "$OUT/status.log")"
