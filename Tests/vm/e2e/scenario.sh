@@ -116,7 +116,14 @@ printf '\n\n  bubble-kiosk e2e: tty2, shown while the kiosk is switched away\n' 
 new_device c /test/touch.desc
 kiosk vt /test/rot0.conf /dev/tty1
 wait_for /tmp/vt.log "input: using $dev_node" 5
-# The start screen is drawn once and then rests: the latest status line will do.
+# The start screen is drawn, then once more when the high-score lists come back from the score
+# writer's thread, and then rests: wait until two status lines in a row show the same frames.
+settled=$(frames vt)
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+    status vt settling > /dev/null
+    [ "$(frames vt)" = "$settled" ] && break
+    settled=$(frames vt)
+done
 say STATUS "vt-start $(grep -E '^t=' /tmp/vt.log | tail -n1)"
 # a) At rest on the start screen: away (the console shows) and back. Nothing changed, so only
 #    the full repaint on the way back can put the game on screen again.
