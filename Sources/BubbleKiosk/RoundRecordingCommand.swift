@@ -29,7 +29,8 @@ struct RoundRecordingCommand: KioskCommand {
                                        startButton: args.has("no-start") ? nil
                                            : game.button.center)
         if args.has("no-start") { recording.startMS = 100 }
-        Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25)))
+        Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25),
+                                   goal: round.goal))
         return 0
     }
 }

@@ -3,12 +3,19 @@
 public enum GameJSON {
     /// `bubble-kiosk state`: the layout of a round.
     public static func state(_ round: Round) -> JSON {
-        .object([
+        var pairs: [(String, JSON)] = [
             ("width", .int(round.field.size.width)),
             ("height", .int(round.field.size.height)),
             ("px_per_mm", .rounded(round.field.pxPerMM, 4)),
             ("bubbles", .array(round.bubbles.map(bubbleLayout))),
-        ])
+        ]
+        if let g = round.goal { pairs.append(("goal", goal(g))) }
+        return .object(pairs)
+    }
+
+    /// The basket drag bubbles go into: top-left corner and size in px.
+    static func goal(_ g: Rect) -> JSON {
+        .object([("x", .rounded(g.x)), ("y", .rounded(g.y)), ("width", .rounded(g.width)), ("height", .rounded(g.height))])
     }
 
     static func bubbleLayout(_ b: Bubble) -> JSON {
@@ -22,13 +29,14 @@ public enum GameJSON {
         switch b.kind {
         case .tap(let n): pairs.append(("taps", .int(n)))
         case .swipe(let angle): pairs.append(("angle_deg", .rounded(angle, 1)))
+        case .drag: break
         }
         return .object(pairs)
     }
 
     /// `bubble-kiosk play`: the outcome of a replayed round.
     public static func outcome(_ round: Round) -> JSON {
-        .object([
+        var pairs: [(String, JSON)] = [
             ("score", .int(round.score)),
             ("popped", .int(round.popped)),
             ("remaining", .int(round.remaining)),
@@ -44,7 +52,9 @@ public enum GameJSON {
                     ("kind", .string(b.kindName)),
                 ])
             })),
-        ])
+        ]
+        if let g = round.goal { pairs.append(("goal", goal(g))) }
+        return .object(pairs)
     }
 
     /// `bubble-kiosk gestures`: one gesture, time relative to `origin`.
