@@ -8,11 +8,11 @@ import Testing
     static let size = PixelSize(width: 640, height: 400)
 
     /// A session on a small screen at 2.5 px/mm, the demo off so nothing moves by itself.
-    static func session() -> KioskSession {
+    static func session(seed: UInt64 = 21) -> KioskSession {
         var settings = Settings()
         settings.attract.demo = false
         let field = PlayField(size: size, pxPerMM: 2.5, game: settings.game)
-        return KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
+        return KioskSession(game: KioskGame(field: field, settings: settings, seed: seed, at: .zero))
     }
 
     static func tap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, builder: inout SceneBuilder) {
@@ -162,7 +162,8 @@ import Testing
     /// A drag bubble held up by a finger: lifted, with its soft offset shadow, over the round's
     /// basket; and then carried over the basket, which lights up.
     @Test func dragBubbleLifted() throws {
-        var s = Self.session()
+        // Seed 22's round has drag bubbles (21's has none).
+        var s = Self.session(seed: 22)
         var builder = SceneBuilder(field: s.game.field, seed: 21)
         Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
         let round = try #require(s.game.round)
@@ -174,7 +175,7 @@ import Testing
         let held = try #require(s.game.round?.bubbles.first { $0.id == b.id }?.carry)
         #expect(abs(held.position.x - b.center.x) < 0.01 && abs(held.position.y - (b.center.y - 20)) < 0.01)
         Golden.check(Self.render(s, &builder, at: end + 200), named: "screen-drag-lifted")
-        var over = Self.session()
+        var over = Self.session(seed: 22)
         var overBuilder = SceneBuilder(field: over.game.field, seed: 21)
         Self.tap(&over, Self.startButton(over), at: 0, builder: &overBuilder)
         let onGoal = Self.drag(&over, from: b.center, to: goal.center, at: 1000, lift: false, builder: &overBuilder)

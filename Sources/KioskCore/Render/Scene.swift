@@ -122,7 +122,7 @@ public struct BubbleShape: Equatable, Sendable {
         let l = min(max(lift, 0), 1)
         guard l > 0, opacity > 0, scale > 0 else { return nil }
         let r = diameter / 2 * scale
-        return (center + Vector2(0.04 * r * l, 0.32 * r * l), r * (1 + 0.06 * l), r * (0.08 + 0.3 * l), 0.4 * l * opacity)
+        return (center + Vector2(0.06 * r * l, 0.36 * r * l), r * (1 + 0.08 * l), r * (0.1 + 0.3 * l), 0.7 * l * opacity)
     }
 
     public var bounds: PixelRect {
