@@ -4,13 +4,16 @@
 SWIFT       ?= swift
 DEBUG_BIN   := .build/debug/bubble-kiosk
 RELEASE_BIN := .build/release/bubble-kiosk
+# The developer's window (SDL2): never installed, never in the .deb; Swift runtime linked dynamically.
+DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
 # on a loopback port), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
-# debootstrap for the boot test's Debian root).
+# debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
+# mouse driver and screenshot tools its test uses.
 DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 prometheus-node-exporter \
-                systemd dpkg-dev binutils lintian debootstrap
+                systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick
 DEPS_STAMP  := build/.deps-installed
 
 # Installing: `make install [PREFIX=/usr/local] [DESTDIR=...]`. The unit goes where systemd
@@ -30,7 +33,7 @@ endif
 CONFDIR     := /etc/bubble-kiosk
 DEB_STAGE   := build/deb/root
 
-.PHONY: all deps build release test unit-test vm-test vm-test-systemd package-test run bench \
+.PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-systemd package-test run bench \
         sounds install install-files uninstall deb clean
 
 all: build
@@ -56,7 +59,11 @@ build: deps
 
 # The kiosk binary carries the Swift runtime inside (boards have no Swift toolchain).
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product bubble-kiosk
+
+# bubble-kiosk-desktop, for `make run` on a desktop: the same commands plus a window (SDL2).
+desktop: deps
+	$(SWIFT) build -c release --product bubble-kiosk-desktop
 
 # Unit and command-line tests run on the debug build (tests find the binary beside themselves).
 unit-test: deps
@@ -83,12 +90,27 @@ package-test: deb
 	bash Tests/package/install-test.sh
 	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_*.deb
 
-test: unit-test vm-test package-test vm-test-systemd
+# The desktop window under a real X server (Xvfb), played with xdotool; ldd keeps SDL out of
+# the kiosk binary. Debug build, like the unit tests.
+desktop-test: deps
+	$(SWIFT) build
+	bash Tests/desktop/xvfb-test.sh --bin-dir .build/debug
 
-# The kiosk in a virtual framebuffer, attract mode: the screen goes to build/screen.png every
-# second, a status line to the terminal. Ctrl-C stops it.
-run: release | build/
-	$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png --state-dir build/state
+test: unit-test desktop-test vm-test package-test vm-test-systemd
+
+# On a desktop (DISPLAY or WAYLAND_DISPLAY set): the game in a window, attract mode, played
+# with the mouse. Headless: the kiosk in a virtual framebuffer, attract mode: the screen goes to
+# build/screen.png every second. A status line goes to the terminal; Ctrl-C stops it.
+run: deps | build/
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(MAKE) --no-print-directory desktop && \
+		echo "$(DESKTOP_BIN) run --attract --status --state-dir build/state" && \
+		$(DESKTOP_BIN) run --attract --status --state-dir build/state; \
+	else \
+		$(MAKE) --no-print-directory release && \
+		echo "$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png --state-dir build/state" && \
+		$(RELEASE_BIN) run --display virtual:1280x800 --attract --status --screenshot-every 1 build/screen.png --state-dir build/state; \
+	fi
 
 # The default sounds, synthesised by the kiosk itself (SoundSynth): build/sounds/*.wav, 16-bit
 # mono 48 kHz. They belong in $(SOUNDS_INSTALL_DIR), where `[sounds] ... = auto` looks first

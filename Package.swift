@@ -7,6 +7,8 @@ let package = Package(
     name: "bubble-kiosk",
     products: [
         .executable(name: "bubble-kiosk", targets: ["BubbleKiosk"]),
+        // The developer's window on a desktop (SDL2); the kiosk binary never links SDL.
+        .executable(name: "bubble-kiosk-desktop", targets: ["BubbleKioskDesktop"]),
     ],
     targets: [
         .target(name: "KioskCore"),
@@ -25,10 +27,18 @@ let package = Package(
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CSystemd", "CALSA", "CSndfile"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
-        .executableTarget(
-            name: "BubbleKiosk",
-            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime", "KioskScores"]
+        // The commands (argument parsing, backend wiring) as a library both executables link;
+        // its sources stay in Sources/BubbleKiosk.
+        .target(
+            name: "KioskCommands",
+            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime", "KioskScores"],
+            path: "Sources/BubbleKiosk"
         ),
+        .executableTarget(name: "BubbleKiosk", dependencies: ["KioskCommands"], path: "Sources/BubbleKioskMain"),
+        // Desktop: a window and mouse/touch through SDL2 (X11 or Wayland), for developers.
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .target(name: "KioskDesktop", dependencies: ["KioskCore", "KioskPlatform", "CSDL2"]),
+        .executableTarget(name: "BubbleKioskDesktop", dependencies: ["KioskCommands", "KioskDesktop"]),
         .testTarget(
             name: "KioskCoreTests",
             dependencies: ["KioskCore"],

@@ -2,9 +2,10 @@ import Glibc
 import KioskCore
 import KioskPlatform
 
-/// Entry point: dispatches `bubble-kiosk COMMAND ...` to the command types.
-@main
-struct BubbleKiosk {
+/// Entry point: dispatches `bubble-kiosk COMMAND ...` to the command types. Both executables
+/// call `main()`: `bubble-kiosk` as it is, `bubble-kiosk-desktop` after registering its window
+/// backend (`WindowBackend.registered`).
+public struct BubbleKiosk {
     static let usage = """
         usage: bubble-kiosk COMMAND [OPTIONS]
 
@@ -23,7 +24,7 @@ struct BubbleKiosk {
         Run `bubble-kiosk COMMAND --help` for a command's options.
         """
 
-    static func main() {
+    public static func main() {
         let args = CommandLine.arguments.dropFirst()
         guard let command = args.first else {
             Console.err(usage + "\n")

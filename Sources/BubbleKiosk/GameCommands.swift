@@ -18,7 +18,8 @@ struct GameSetup {
         switch args.value("mode") ?? "classic" {
         case "classic": mode = .classic
         case "timed": mode = .timed
-        case let other: throw UsageError("--mode expects classic or timed, got '\(echoed(other))'")
+        case "joystick": mode = .joystick
+        case let other: throw UsageError("--mode expects classic, timed or joystick, got '\(echoed(other))'")
         }
         settings = loadSettings(configPath: args.value("config"))
         field = PlayField(size: size, pxPerMM: PixelDensity.resolve(configured: settings.display.pxPerMM),
@@ -47,7 +48,7 @@ func loadRecording(_ path: String) -> EvemuReader? {
 struct StateCommand: KioskCommand {
     static let name = "state"
     static let usage = """
-        usage: bubble-kiosk state --seed N --size WxH [--config F] [--mode classic|timed]
+        usage: bubble-kiosk state --seed N --size WxH [--config F] [--mode classic|timed|joystick]
         Prints one JSON object: width, height, px_per_mm and the bubbles (id, kind, x, y, diameter,
         and taps or angle_deg). The same arguments give the same bubbles on every machine.
         """
@@ -67,10 +68,11 @@ struct StateCommand: KioskCommand {
 struct PlayCommand: KioskCommand {
     static let name = "play"
     static let usage = """
-        usage: bubble-kiosk play RECORDING --seed N --size WxH [--config F] [--mode classic|timed] [--screenshot PNG]
+        usage: bubble-kiosk play RECORDING --seed N --size WxH [--config F] [--mode classic|timed|joystick] [--screenshot PNG]
                                  [--audio-out WAV]
         Starts the round `state` prints for the same arguments, replays the evemu RECORDING on
-        virtual time and prints one JSON object: score, popped, remaining, round_over, bubbles.
+        virtual time and prints one JSON object: score, popped, remaining, round_over, bubbles
+        (joystick mode adds catcher, collected and joystick).
         --screenshot writes the final screen as PNG. --audio-out writes the sounds the round
         would have played ([sounds] of the config), mixed at 48 kHz 16-bit stereo, sample 0 at
         the recording's first event. A malformed recording is reported as FILE:LINE: message, exit 2.

@@ -5,11 +5,13 @@ import KioskPlatform
 struct RoundRecordingCommand: KioskCommand {
     static let name = "round-recording"
     static let usage = """
-        usage: bubble-kiosk round-recording --seed N --size WxH [--config F] [--pop N] [--no-start] [--rotation DEG]
+        usage: bubble-kiosk round-recording --seed N --size WxH [--config F] [--mode classic|timed|joystick] [--pop N] [--no-start] [--rotation DEG]
         Prints an evemu recording (format 1.3, a direct multi-touch screen) that taps the Start
         button and then pops the bubbles of the round `state --seed N --size WxH` prints, in id
         order (--pop N: only the first N). Play it with `bubble-kiosk play` (use --no-start), or
         through a real device: `evemu-device` on it, then `evemu-play DEVICE < FILE`.
+        --mode taps that mode's button when the start screen offers several ([modes]); --mode
+        joystick steers the knob towards each bubble in turn instead of popping them by hand.
         --rotation writes touches for a panel mounted at that rotation (WxH is the game's size).
         """
 
@@ -27,10 +29,14 @@ struct RoundRecordingCommand: KioskCommand {
         let native = rotation == 90 || rotation == 270 ? PixelSize(width: logical.height, height: logical.width) : logical
         var recording = RoundRecording(transform: TouchTransform(native: native, rotation: rotation),
                                        startButton: args.has("no-start") ? nil
-                                           : game.button.center)
+                                           : (game.button(for: setup.mode) ?? game.button).center)
         if args.has("no-start") { recording.startMS = 100 }
-        Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25),
-                                   goal: round.goal))
+        if setup.mode == .joystick {
+            Console.out(recording.text(steering: round, limit: limit))
+        } else {
+            Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25),
+                                       goal: round.goal))
+        }
         return 0
     }
 }

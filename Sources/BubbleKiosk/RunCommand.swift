@@ -13,6 +13,7 @@ struct RunCommand: KioskCommand {
                                 [--grab] [--config F] [--screenshot PATH]
                                 [--screenshot-every SECONDS PATH] [--status] [--attract]
                                 [--duration SECONDS] [--seed N] [--stats] [--state-dir DIR]
+                                [--display window[:WxH] [--fullscreen]]  (bubble-kiosk-desktop)
         Runs the kiosk. --display drm (the default) shows it full screen through KMS on the first
         /dev/dri/card* with a connected screen (or CARD, or the card with --connector NAME such as
         HDMI-A-1) in its preferred mode (or --mode); fbdev writes to /dev/fb0 (or the one named) on
@@ -28,6 +29,8 @@ struct RunCommand: KioskCommand {
         the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless
         [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd), and where
         scores.db keeps high scores and play statistics (default /var/lib/bubble-kiosk).
+        bubble-kiosk-desktop adds --display window (its default): a desktop window (default
+        1280x800, or --fullscreen) played with the mouse (Shift-click parks a second finger) or touch.
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
         screenshot.
         """
@@ -50,7 +53,7 @@ struct RunCommand: KioskCommand {
         }
         let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed",
                                                          "drm-device", "connector", "mode", "state-dir"],
-                                 flags: ["status", "attract", "stats", "grab"])
+                                 flags: ["status", "attract", "stats", "grab", "fullscreen"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var duration: Double?
         if let d = args.value("duration") {
@@ -73,7 +76,7 @@ struct RunCommand: KioskCommand {
         let settings = config.settings
         let display: Display
         do {
-            display = try makeDisplay(args.value("display") ?? "drm", args: args, settings: settings.display)
+            display = try makeDisplay(args.value("display") ?? (WindowBackend.registered == nil ? "drm" : "window"), args: args, settings: settings.display)
         } catch let error as DisplaySetupError {
             // Not master, no screen, no permission: say so plainly; the supervisor retries.
             Console.log(.error, "\(error)")
@@ -86,9 +89,11 @@ struct RunCommand: KioskCommand {
         }
         // Touch devices span the panel in its own orientation; the runtime turns that into game space.
         // Real screens get real touch by default; the virtual one is for development and tests.
-        let defaultInput = display is VirtualDisplay ? "none" : "evdev"
+        let isWindow = WindowBackend.registered?.owns(display) ?? false
+        let defaultInput = isWindow ? "window" : display is VirtualDisplay ? "none" : "evdev"
         guard let input = try makeInput(args.value("input") ?? defaultInput, screen: display.nativeSize,
-                                        grab: args.has("grab") || settings.input.grab) else { return 2 }
+                                        grab: args.has("grab") || settings.input.grab,
+                                        window: isWindow ? display : nil) else { return 2 }
         var options = KioskRuntime.Options()
         options.screenshotPath = args.value("screenshot")
         options.screenshotEvery = every
@@ -160,7 +165,24 @@ struct RunCommand: KioskCommand {
 
     static func makeDisplay(_ spec: String, args: Arguments, settings: DisplaySettings) throws -> Display {
         let (kind, arg) = split(spec)
+        if args.has("fullscreen") && kind != "window" { throw UsageError("--fullscreen goes with --display window") }
         switch kind {
+        case "window":
+            guard let backend = WindowBackend.registered else {
+                throw UsageError("--display window is bubble-kiosk-desktop's; this binary has drm, fbdev and virtual")
+            }
+            var size = PixelSize(width: 1280, height: 800)
+            if let text = arg {
+                guard let s = PixelSize(parsing: text) else {
+                    throw UsageError("--display window:WxH expects a size such as 1280x800, each side at most \(PixelSize.maximumSide), got '\(echoed(text))'")
+                }
+                size = s
+            }
+            do {
+                return try backend.makeDisplay(size, args.has("fullscreen"))
+            } catch {
+                throw DisplaySetupError.noDisplay("\(error)")
+            }
         case "drm":
             if arg != nil && args.value("drm-device") != nil { throw UsageError("give the card once: drm:CARD or --drm-device") }
             if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(echoed(m))'") }
@@ -175,14 +197,19 @@ struct RunCommand: KioskCommand {
             }
             return VirtualDisplay(size: size)
         default:
-            throw UsageError("--display expects drm[:CARD], fbdev[:/dev/fbN] or virtual[:WxH], got '\(echoed(spec))'")
+            throw UsageError("--display expects drm[:CARD], fbdev[:/dev/fbN]\(WindowBackend.registered == nil ? "" : ", window[:WxH]") or virtual[:WxH], got '\(echoed(spec))'")
         }
     }
 
     /// The input named on the command line; nil (after printing why) when a recording is unusable.
-    static func makeInput(_ spec: String, screen: PixelSize, grab: Bool = false) throws -> TouchInput? {
+    static func makeInput(_ spec: String, screen: PixelSize, grab: Bool = false, window: Display? = nil) throws -> TouchInput? {
         let (kind, arg) = split(spec)
         switch kind {
+        case "window":
+            guard let window, let backend = WindowBackend.registered else {
+                throw UsageError("--input window needs --display window (bubble-kiosk-desktop)")
+            }
+            return backend.makeInput(window)
         case "none":
             return NoTouchInput()
         case "evdev":

@@ -11,7 +11,7 @@ private func storeDirectory(_ args: Arguments) -> String {
 private func parseMode(_ args: Arguments) throws -> Round.Mode? {
     guard let text = args.value("mode") else { return nil }
     guard let mode = Round.Mode(rawValue: text) else {
-        throw UsageError("--mode expects classic or timed, got '\(echoed(text))'")
+        throw UsageError("--mode expects classic, timed or joystick, got '\(echoed(text))'")
     }
     return mode
 }
@@ -20,7 +20,7 @@ private func parseMode(_ args: Arguments) throws -> Round.Mode? {
 struct ScoresCommand: KioskCommand {
     static let name = "scores"
     static let usage = """
-        usage: bubble-kiosk scores [--mode classic|timed] [--json] [--reset] [--state-dir DIR] [--config F]
+        usage: bubble-kiosk scores [--mode classic|timed|joystick] [--json] [--reset] [--state-dir DIR] [--config F]
         Prints the high-score table of each mode (or of --mode) from scores.db in the state directory
         (--state-dir DIR, else $STATE_DIRECTORY, else /var/lib/bubble-kiosk): rank, score, start (local
         time), duration, bubbles popped; [scoring] high_scores places. --json prints one object:
@@ -35,7 +35,7 @@ struct ScoresCommand: KioskCommand {
         let mode = try parseMode(args)
         let directory = storeDirectory(args)
         let path = ScoreStore.path(in: directory)
-        let modes = mode.map { [$0] } ?? [.classic, .timed]
+        let modes = mode.map { [$0] } ?? Round.Mode.allCases
         let store = try ScoreStore(existingIn: directory)
         if args.has("reset") {
             let cleared = try store?.reset(mode: mode) ?? 0
@@ -43,7 +43,8 @@ struct ScoresCommand: KioskCommand {
                 Console.line(JSON.object([("database", .string(path)), ("reset", .array(modes.map { .string($0.rawValue) })),
                                           ("rounds", .int(cleared))]).text)
             } else {
-                let names = modes.map(\.rawValue).joined(separator: " and ")
+                let all = modes.map(\.rawValue)
+                let names = all.count > 1 ? all.dropLast().joined(separator: ", ") + " and " + all[all.count - 1] : all[0]
                 Console.line(store == nil ? "no scores yet: \(echoed(path, limit: 200)) does not exist"
                              : "cleared the \(names) high-score table\(modes.count > 1 ? "s" : "") (\(cleared) round\(cleared == 1 ? "" : "s") left it; the statistics keep them)")
             }

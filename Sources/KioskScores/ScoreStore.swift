@@ -207,7 +207,7 @@ public final class ScoreStore {
     public func board(rows: Int, todayStartMS: Int64) throws(ScoreStoreError) -> ScoreBoard {
         var board = ScoreBoard()
         do {
-            for mode in [Round.Mode.classic, .timed] {
+            for mode in Round.Mode.allCases {
                 let all = try db.query("SELECT score FROM rounds WHERE ranked = 1 AND mode = ? ORDER BY score DESC, id LIMIT ?",
                                        [.text(mode.rawValue), .int(Int64(rows))]).map { Int($0[0].int) }
                 let today = try db.query("SELECT score FROM rounds WHERE ranked = 1 AND mode = ? AND started_ms >= ? ORDER BY score DESC, id LIMIT ?",
@@ -224,7 +224,7 @@ public final class ScoreStore {
     public func highScores(mode: Round.Mode?, limit: Int) throws(ScoreStoreError) -> [HighScoreEntry] {
         var result: [HighScoreEntry] = []
         do {
-            for m in mode.map({ [$0] }) ?? [.classic, .timed] {
+            for m in mode.map({ [$0] }) ?? Round.Mode.allCases {
                 let rows = try db.query("""
                     SELECT rank, round_id, score, started_ms,
                            strftime('%Y-%m-%dT%H:%M:%S', started_ms / 1000, 'unixepoch', 'localtime'), duration_ms, popped

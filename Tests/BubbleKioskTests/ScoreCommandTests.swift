@@ -57,7 +57,7 @@ import Testing
         // Clearing the table keeps the statistics.
         let reset = try CommandRunner.run(["scores", "--reset", "--state-dir", dir.path])
         #expect(reset.status == 0)
-        #expect(reset.stdout == "cleared the classic and timed high-score tables (1 round left it; the statistics keep them)\n")
+        #expect(reset.stdout == "cleared the classic, timed and joystick high-score tables (1 round left it; the statistics keep them)\n")
         let after = try CommandRunner.run(["scores", "--json", "--state-dir", dir.path]).json()
         #expect((after["classic"] as? [Any])?.isEmpty == true)
         let statsAfter = try CommandRunner.run(["stats", "--json", "--state-dir", dir.path]).json()
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func wrongArgumentsExitTwo() throws {
-        for (args, message) in [(["scores", "--mode", "arcade"], "--mode expects classic or timed, got 'arcade'"),
+        for (args, message) in [(["scores", "--mode", "arcade"], "--mode expects classic, timed or joystick, got 'arcade'"),
                                 (["stats", "--since", "2026-13-01"], "--since expects a date YYYY-MM-DD, got '2026-13-01'"),
                                 (["stats", "--since", "yesterday"], "--since expects a date YYYY-MM-DD, got 'yesterday'"),
                                 (["scores", "extra"], "unexpected argument 'extra'")] {

@@ -66,7 +66,7 @@ extension ConfigSchema {
         ConfigKey("attract", "demo_after_s", .double(\.attract.demoAfterS, 1...3600),
                   "Start screen idle this long before the demo begins"),
         ConfigKey("attract", "timed_mode", .bool(\.attract.timedMode),
-                  "Real rounds use the timed mode (a countdown, bubbles keep coming) instead of the classic one"),
+                  "Real rounds use the timed mode (a countdown, bubbles keep coming) instead of the classic one: replaces classic among [modes]"),
 
         ConfigKey("timed", "duration_s", .double(\.timed.durationS, 5...3600),
                   "Length of a timed round"),
@@ -153,8 +153,33 @@ extension ConfigSchema {
                   "Sound of a round ending"),
         ConfigKey("sounds", "high_score", .text(\.sounds.highScore, expects: SoundSettings.fileExpectation, check: SoundSettings.fileProblem),
                   "Sound of a new high score"),
+
+        ConfigKey("joystick", "duration_s", .double(\.joystick.durationS, 5...3600),
+                  "Length of a joystick round"),
+        ConfigKey("joystick", "start_bubbles", .int(\.joystick.startBubbles, 0...200),
+                  "Bubbles on screen when a joystick round starts; at most max_bubbles"),
+        ConfigKey("joystick", "spawn_interval_ms", .double(\.joystick.spawnIntervalMS, 100...60000),
+                  "A new bubble drifts in this often"),
+        ConfigKey("joystick", "max_bubbles", .int(\.joystick.maxBubbles, 1...200),
+                  "No new bubbles while this many are on screen"),
+        ConfigKey("joystick", "max_speed_mm_s", .double(\.joystick.maxSpeedMMPerS, 1...2000),
+                  "The catcher's speed with the knob at the base's edge (slower nearer the centre)"),
+        ConfigKey("joystick", "drift_mm_s", .double(\.joystick.driftMMPerS, 0...500),
+                  "How fast bubbles drift (each 60-100% of this, in its own direction)"),
+        ConfigKey("joystick", "base_radius_mm", .double(\.joystick.baseRadiusMM, 5...100),
+                  "Radius of the joystick's base circle: how far the knob travels"),
+        ConfigKey("joystick", "catcher_mm", .double(\.joystick.catcherMM, 2...100),
+                  "Diameter of the catcher the joystick steers"),
+
+        ConfigKey("modes", "classic", .bool(\.modes.classic),
+                  "The start screen offers the classic mode (one button per mode; one mode: a single Start button)"),
+        ConfigKey("modes", "timed", .bool(\.modes.timed),
+                  "The start screen offers the timed mode"),
+        ConfigKey("modes", "joystick", .bool(\.modes.joystick),
+                  "The start screen offers the joystick mode"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),
+        ConfigOrdering("joystick", "start_bubbles", "max_bubbles"),
     ])
 }

@@ -26,7 +26,7 @@ public enum ReloadPolicy {
         switch key.section {
         // Sounds are decoded again and the device reopened on the sound thread.
         case "gestures", "score", "attract", "input", "operator", "metrics", "hooks", "sounds": return .now
-        case "game", "timed": return .nextRound
+        case "game", "timed", "joystick", "modes": return .nextRound
         // Bonuses apply to the round in progress; the table's size and rows show at once.
         case "scoring": return .now
         // The display's size, density and rotation are fixed for the process; so is anything

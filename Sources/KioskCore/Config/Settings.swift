@@ -76,6 +76,49 @@ public struct TimedSettings: Equatable, Sendable {
     public init() {}
 }
 
+/// The joystick mode: steer a catcher with an on-screen joystick to collect drifting bubbles
+/// before the countdown ends.
+public struct JoystickSettings: Equatable, Sendable {
+    public var durationS = 45.0
+    public var startBubbles = 6
+    public var spawnIntervalMS = 1500.0
+    public var maxBubbles = 10
+    /// The catcher's speed with the knob at the base's edge; slower in proportion nearer the centre.
+    public var maxSpeedMMPerS = 120.0
+    /// How fast bubbles drift (each its own direction, 60-100% of this).
+    public var driftMMPerS = 12.0
+    /// Radius of the joystick's base circle; the knob's travel.
+    public var baseRadiusMM = 18.0
+    /// Diameter of the catcher.
+    public var catcherMM = 16.0
+
+    public init() {}
+}
+
+/// The modes the start screen offers (one button each; a single mode keeps the one Start button).
+public struct ModeSettings: Equatable, Sendable {
+    public var classic = true
+    public var timed = false
+    public var joystick = false
+
+    public init() {}
+}
+
+extension Settings {
+    /// The modes the start screen offers, in button order: classic, timed, joystick, each when
+    /// `[modes]` has it on. `[attract] timed_mode = true` (the older key) puts timed in
+    /// classic's place. Never empty: with every mode off, classic.
+    public var offeredModes: [Round.Mode] {
+        var out: [Round.Mode] = []
+        if modes.classic {
+            out.append(attract.timedMode ? .timed : .classic)
+        }
+        if modes.timed && !out.contains(.timed) { out.append(.timed) }
+        if modes.joystick { out.append(.joystick) }
+        return out.isEmpty ? [.classic] : out
+    }
+}
+
 /// Points, kept in the config so operators can tune them.
 public struct ScoreSettings: Equatable, Sendable {
     /// Per tap a tap bubble needed, paid when it pops.
@@ -247,6 +290,8 @@ public struct Settings: Equatable, Sendable {
     public var gestures = GestureSettings()
     public var game = GameSettings()
     public var timed = TimedSettings()
+    public var joystick = JoystickSettings()
+    public var modes = ModeSettings()
     public var score = ScoreSettings()
     public var attract = AttractSettings()
     public var input = InputSettings()

@@ -10,8 +10,10 @@ public struct DemoPlayer: Sendable {
         var from: Vector2
         var to: Vector2
         var trackingID: Int
+        /// How long the finger stays at `to` before it lifts (the joystick demo holds the knob).
+        var holdMS = 0.0
 
-        var end: TimeStamp { start.adding(milliseconds: durationMS) }
+        var end: TimeStamp { start.adding(milliseconds: durationMS + holdMS) }
 
         func position(at t: TimeStamp) -> Vector2 {
             let f = max(0, min(1, t.milliseconds(since: start) / max(1, durationMS)))
@@ -31,6 +33,10 @@ public struct DemoPlayer: Sendable {
         lastFrame = time
         var t = time.adding(milliseconds: 1200)
         var id = 1
+        if let play = round.joystick {
+            strokes = Self.steering(play, round: round, from: t)
+            return
+        }
         let swipeLength = round.field.px(25)
         for b in round.bubbles where !b.isPopped {
             for (from, to) in b.poppingStrokes(swipeLength: swipeLength, goal: round.goal) {
@@ -43,6 +49,36 @@ public struct DemoPlayer: Sendable {
             }
             t = t.adding(milliseconds: 700)
         }
+    }
+
+    /// The joystick demo: the ghost finger pushes the knob towards one bubble after another
+    /// (where each was when the round began), holds it a while, lets go, until the countdown ends.
+    private static func steering(_ play: JoystickPlay, round: Round, from start: TimeStamp) -> [Stroke] {
+        var out: [Stroke] = []
+        let end = round.startTime.adding(milliseconds: round.countdownS * 1000)
+        let base = play.stick.base
+        var catcher = play.catcher
+        let speed = round.field.px(round.settings.joystick.maxSpeedMMPerS) * 0.8
+        var t = start
+        var id = 1
+        var targets = round.bubbles.filter { !$0.isPopped }.map(\.center)
+        if targets.isEmpty { targets = [round.field.area.center] }
+        var k = 0
+        while t < end {
+            let goal = targets[k % targets.count]
+            k += 1
+            let d = goal - catcher
+            guard d.length > 1 else { t = t.adding(milliseconds: 500); continue }
+            let dir = d * (1 / d.length)
+            // Knob at 80% out; held as long as the catcher needs to get there.
+            let hold = min(4000, max(300, d.length / speed * 1000))
+            out.append(Stroke(start: t, durationMS: 150, from: base, to: base + dir * (play.stick.radius * 0.8),
+                              trackingID: id, holdMS: hold))
+            catcher = goal
+            id += 1
+            t = t.adding(milliseconds: 150 + hold + 500)
+        }
+        return out
     }
 
     public var isFinished: Bool { next >= strokes.count }

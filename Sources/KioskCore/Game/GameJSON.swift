@@ -54,7 +54,23 @@ public enum GameJSON {
             })),
         ]
         if let g = round.goal { pairs.append(("goal", goal(g))) }
+        if let play = round.joystick { pairs += joystickOutcome(play) }
         return .object(pairs)
+    }
+
+    /// The joystick mode's part of `play`: where the catcher ended, what it collected (bubble ids
+    /// in order), and the joystick as it was left (knob offset and readout).
+    static func joystickOutcome(_ play: JoystickPlay) -> [(String, JSON)] {
+        [
+            ("catcher", .object([("x", .rounded(play.catcher.x)), ("y", .rounded(play.catcher.y))])),
+            ("collected", .array(play.collected.map { .int($0) })),
+            ("joystick", .object([
+                ("x", .rounded(play.stick.base.x)), ("y", .rounded(play.stick.base.y)),
+                ("radius", .rounded(play.stick.radius)),
+                ("knob_x", .rounded(play.stick.knob.x)), ("knob_y", .rounded(play.stick.knob.y)),
+                ("angle_deg", .int(play.stick.readoutDegrees)), ("distance_px", .rounded(play.stick.distance, 1)),
+            ])),
+        ]
     }
 
     /// `bubble-kiosk gestures`: one gesture, time relative to `origin`.

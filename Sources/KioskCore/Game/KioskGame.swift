@@ -26,6 +26,8 @@ public struct KioskGame: Sendable {
     /// Demo rounds draw from a stream of their own, so the demo never changes which rounds
     /// people get.
     private var demoSeeds: SeededGenerator
+    /// Demo rounds played so far: the demo shows each offered mode in turn.
+    public private(set) var demoRounds = 0
 
     /// - Parameter seed: the first real round is the one `bubble-kiosk state --seed` prints for
     ///   it; later rounds follow from it. Real runs take it from the clock.
@@ -49,6 +51,29 @@ public struct KioskGame: Sendable {
 
     public var isDemo: Bool { screen == .playing(demo: true) }
 
+    /// The modes the start screen offers, in button order (`ModeSettings.offered`).
+    public var modes: [Round.Mode] { settings.offeredModes }
+
+    /// The start screen's buttons: the one Start button when one mode is offered, else one
+    /// large button per mode in a row through the Start button's place.
+    public var modeButtons: [(mode: Round.Mode, rect: Rect)] {
+        let modes = self.modes
+        guard modes.count > 1 else { return [(modes[0], button)] }
+        let b = button
+        let gap = field.px(6)
+        let n = Double(modes.count)
+        let w = min(field.px(64), (Double(field.size.width) * 0.92 - gap * (n - 1)) / n)
+        let left = (Double(field.size.width) - (w * n + gap * (n - 1))) / 2
+        return modes.enumerated().map { i, m in
+            (m, Rect(x: left + Double(i) * (w + gap), y: b.y, width: w, height: b.height))
+        }
+    }
+
+    /// The start screen's button for `mode`, nil when the mode is not offered.
+    public func button(for mode: Round.Mode) -> Rect? {
+        modeButtons.first { $0.mode == mode }?.rect
+    }
+
     /// Takes over a reloaded configuration: what may change at once applies to the round in
     /// progress too; the layout and mode of rounds from the next one (`ReloadPolicy`).
     public mutating func reload(_ loaded: Settings) {
@@ -62,11 +87,17 @@ public struct KioskGame: Sendable {
         lastRealTouch = time
     }
 
-    /// Starts a round now (the Start button, or the attract demo).
-    public mutating func startRound(at time: TimeStamp, demo: Bool = false) -> [GameEvent] {
-        let mode: Round.Mode = settings.attract.timedMode && !demo ? .timed : .classic
+    /// Starts a round now (a mode's button, or the attract demo). Without `mode`: the first
+    /// offered mode; the demo plays the offered modes in turn.
+    public mutating func startRound(at time: TimeStamp, demo: Bool = false, mode chosen: Round.Mode? = nil) -> [GameEvent] {
+        let offered = modes
+        var mode = chosen ?? offered[0]
         let seed: UInt64
         if demo {
+            // A single offered mode: the demo stays classic, as it always was, unless that one
+            // mode is the joystick.
+            mode = offered.count > 1 ? offered[demoRounds % offered.count] : (offered[0] == .joystick ? .joystick : .classic)
+            demoRounds += 1
             seed = demoSeeds.next()
         } else {
             seed = nextRoundSeed
@@ -88,9 +119,18 @@ public struct KioskGame: Sendable {
         if !fromDemo { touched(at: gesture.time) }
         switch screen {
         case .start, .roundOver:
-            guard !fromDemo, gesture.kind == .tap, button.inflated(by: field.px(settings.game.hitMarginMM))
-                .contains(gesture.position) else { return [] }
-            return startRound(at: gesture.time)
+            guard !fromDemo, gesture.kind == .tap else { return [] }
+            let margin = field.px(settings.game.hitMarginMM)
+            if screen == .roundOver {
+                // Play again: the mode just played.
+                guard button.inflated(by: margin).contains(gesture.position) else { return [] }
+                return startRound(at: gesture.time, mode: round.map { modes.contains($0.mode) ? $0.mode : modes[0] })
+            }
+            // Mode buttons are 6 mm apart: the margin reaches less than halfway into the gap.
+            let reach = modeButtons.count > 1 ? min(margin, field.px(2.5)) : margin
+            guard let hit = modeButtons.first(where: { $0.rect.inflated(by: reach).contains(gesture.position) })
+            else { return [] }
+            return startRound(at: gesture.time, mode: hit.mode)
         case .playing(let demo):
             if demo && !fromDemo {
                 // A real person takes over at once: a fresh round of their own.

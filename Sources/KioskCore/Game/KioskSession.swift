@@ -64,6 +64,10 @@ public struct KioskSession: Sendable {
                 contacts[DemoPlayer.device] = frame.contacts.isEmpty ? nil : frame.contacts
                 events += recognise(frame, fromDemo: true)
             }
+            // A timed demo keeps popping the bubbles that came since.
+            if d.isFinished, game.isDemo, let r = game.round, r.mode == .timed, r.remaining > 0 {
+                d = DemoPlayer(round: r, at: time)
+            }
             demo = game.isDemo ? d : nil
         }
         var due: [Gesture] = []

@@ -23,13 +23,14 @@ public enum GameEvent: Equatable, Sendable {
 ///
 /// Time is a value passed in, never read from a clock, so replays run on virtual time.
 public struct Round: Sendable {
-    /// Classic pops a fixed set; timed keeps spawning until the countdown ends.
-    public enum Mode: String, Sendable { case classic, timed }
+    /// Classic pops a fixed set; timed keeps spawning until the countdown ends; joystick steers a
+    /// catcher to collect drifting bubbles before the countdown ends (`Round+Joystick.swift`).
+    public enum Mode: String, Sendable, CaseIterable { case classic, timed, joystick }
 
     public let mode: Mode
     public let field: PlayField
     public private(set) var settings: Settings
-    public private(set) var bubbles: [Bubble] = []
+    public internal(set) var bubbles: [Bubble] = []
     public private(set) var score = 0
     /// Points from combos so far (`[scoring] combo_bonus`), part of `score`.
     public private(set) var comboBonus = 0
@@ -53,6 +54,8 @@ public struct Round: Sendable {
     private var carryEnded: (device: Int, slot: Int, time: TimeStamp)?
     private var nextSpawn: TimeStamp
     private var nextID = 0
+    /// The joystick, catcher and drift of a joystick round; nil in the other modes.
+    public internal(set) var joystick: JoystickPlay?
 
     public init(mode: Mode = .classic, field: PlayField, settings: Settings, seed: UInt64, at time: TimeStamp) {
         self.mode = mode
@@ -62,9 +65,14 @@ public struct Round: Sendable {
         self.dragRng = SeededGenerator(seed: seed ^ 0x4452_4147_4745)
         self.startTime = time
         self.nextSpawn = time.adding(milliseconds: settings.timed.spawnIntervalMS)
-        let initial = mode == .classic ? settings.game.bubbles : settings.timed.startBubbles
+        let initial = switch mode {
+        case .classic: settings.game.bubbles
+        case .timed: settings.timed.startBubbles
+        case .joystick: min(settings.joystick.startBubbles, settings.joystick.maxBubbles)
+        }
         for _ in 0..<initial { _ = spawn(at: time) }
-        if settings.game.dragShare > 0 {
+        if mode == .joystick { startJoystick(at: time) }
+        if mode != .joystick, settings.game.dragShare > 0 {
             let placed = BubblePlacer(field: field, game: settings.game).goal(avoiding: bubbles, using: &dragRng)
             goal = placed.rect
             for m in placed.moved {
@@ -82,11 +90,11 @@ public struct Round: Sendable {
     public var popped: Int { bubbles.count { $0.isPopped } }
     public var remaining: Int { bubbles.count { !$0.isPopped } }
 
-    /// Seconds left in a timed round, or seconds played in a classic one, at `time`.
+    /// Seconds left in a timed or joystick round, or seconds played in a classic one, at `time`.
     public func clockSeconds(at time: TimeStamp) -> Double {
         let end = endTime ?? time
         let played = max(0, end.milliseconds(since: startTime) / 1000)
-        return mode == .timed ? max(0, settings.timed.durationS - played) : played
+        return mode == .classic ? played : max(0, countdownS - played)
     }
 
     /// The live bubble under a point, with the finger margin; the nearest centre wins.
@@ -109,6 +117,12 @@ public struct Round: Sendable {
     public mutating func handle(_ gesture: Gesture) -> [GameEvent] {
         guard !isOver else { return [] }
         var events: [GameEvent] = []
+        if mode == .joystick {
+            // Time first: the catcher moved with the knob as it was until now.
+            events = advanceJoystick(to: gesture.time)
+            if isOver { return events }
+            if let handled = handleJoystick(gesture) { return events + handled }
+        }
         switch gesture.kind {
         case .tap:
             guard let i = bubble(at: gesture.position) else {
@@ -180,6 +194,7 @@ public struct Round: Sendable {
 
     /// Lets time pass: timed mode spawns bubbles and ends at the countdown.
     public mutating func advance(to time: TimeStamp) -> [GameEvent] {
+        if mode == .joystick { return advanceJoystick(to: time) }
         guard !isOver, mode == .timed else { return [] }
         var events: [GameEvent] = []
         let end = startTime.adding(milliseconds: settings.timed.durationS * 1000)
@@ -195,6 +210,7 @@ public struct Round: Sendable {
 
     /// When `advance` next has something to do (for the event loop's timer).
     public var nextDeadline: TimeStamp? {
+        if mode == .joystick { return joystickDeadline }
         guard !isOver, mode == .timed else { return nil }
         return min(nextSpawn, startTime.adding(milliseconds: settings.timed.durationS * 1000))
     }
@@ -205,10 +221,10 @@ public struct Round: Sendable {
         bubbles[i].lastDrop = Drop(from: position, time: time)
     }
 
-    private mutating func spawn(at time: TimeStamp) -> Int? {
+    mutating func spawn(at time: TimeStamp) -> Int? {
         let placer = BubblePlacer(field: field, game: settings.game)
         let share = settings.game.dragShare
-        let drag = share > 0 && dragRng.unit() < share
+        let drag = mode != .joystick && share > 0 && dragRng.unit() < share
         guard let b = placer.make(id: nextID, avoiding: bubbles, goal: goal, drag: drag, at: time, using: &rng)
         else { return nil }
         bubbles.append(b)
@@ -216,7 +232,7 @@ public struct Round: Sendable {
         return b.id
     }
 
-    private mutating func pop(_ i: Int, points base: Int, at time: TimeStamp) -> GameEvent {
+    mutating func pop(_ i: Int, points base: Int, at time: TimeStamp) -> GameEvent {
         bubbles[i].tapsLeft = 0
         bubbles[i].poppedAt = time
         if let last = lastPopAt, time.milliseconds(since: last) <= settings.scoring.comboWindowMS {
@@ -248,7 +264,7 @@ public struct Round: Sendable {
         return .missed(at: point)
     }
 
-    private mutating func finish(at time: TimeStamp) -> GameEvent {
+    mutating func finish(at time: TimeStamp) -> GameEvent {
         endTime = time
         return .roundOver(score: score)
     }

@@ -6,13 +6,14 @@
 /// that can happen is written from the start (as 0), so `rate()` and `increase()` see the first
 /// round too.
 public struct KioskMetrics: Sendable {
-    /// Round modes as labelled: `classic`, `timed`, and `demo` for the attract mode's rounds.
-    public static let modes = ["classic", "timed", "demo"]
+    /// Round modes as labelled: `classic`, `timed`, `joystick`, and `demo` for the attract mode's rounds.
+    public static let modes = ["classic", "timed", "joystick", "demo"]
     public static let kinds = ["tap", "swipe", "drag"]
     /// How a round ended: `finished` (cleared, or the countdown ran out), `abandoned` (the idle
     /// return), `interrupted` (a demo that a person took over).
     public static let outcomes: [(mode: String, outcome: String)] = [
         ("classic", "finished"), ("classic", "abandoned"), ("timed", "finished"), ("timed", "abandoned"),
+        ("joystick", "finished"), ("joystick", "abandoned"),
         ("demo", "finished"), ("demo", "interrupted"),
     ]
 
@@ -116,7 +117,7 @@ public struct KioskMetrics: Sendable {
                          help: "When the kiosk process started, in seconds since the Unix epoch.",
                          [S([], startTime)]),
             MetricFamily("bubble_kiosk_rounds_started_total", .counter,
-                         help: "Rounds started, by mode (classic, timed, or demo for the attract mode).",
+                         help: "Rounds started, by mode (classic, timed, joystick, or demo for the attract mode).",
                          Self.modes.map { S([L("mode", $0)], Double(roundsStarted[$0] ?? 0)) }),
             MetricFamily("bubble_kiosk_rounds_played_total", .counter,
                          help: "Rounds that ended, by mode and outcome (finished, abandoned by the idle return, interrupted demo).",

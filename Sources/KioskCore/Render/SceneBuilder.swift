@@ -108,19 +108,27 @@ public struct SceneBuilder: Sendable {
 
     private func startScreen(_ game: KioskGame) -> [SceneItem] {
         let b = game.button
-        return [
+        let buttons = game.modeButtons
+        let hint = buttons.count > 1 ? "Choose how to play."
+            : buttons[0].mode == .joystick ? "Steer the catcher with the joystick." : "Tap the numbers. Swipe the arrows."
+        var items = [
             text("title", "Bubble Pop", at: Vector2(width / 2, b.y - field.px(28)), mm: 16),
-            text("hint", "Tap the numbers. Swipe the arrows.", at: Vector2(width / 2, b.y - field.px(12)), mm: 6,
+            text("hint", hint, at: Vector2(width / 2, b.y - field.px(12)), mm: 6,
                  bold: false, color: RGBColor(hex: 0xC8_D4_E8)),
-            SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Start"))),
-        ] + highScoreLists(game)
+        ]
+        if buttons.count == 1 {
+            items.append(SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Start"))))
+        } else {
+            items += JoystickScene.modeButtons(buttons)
+        }
+        return items + highScoreLists(game)
     }
 
     /// Today's and all-time best scores of the mode the Start button starts, in two columns
     /// below the button; nothing when there are none or they would not fit.
     private func highScoreLists(_ game: KioskGame) -> [SceneItem] {
         let rows = game.settings.scoring.boardRows
-        let mode: Round.Mode = game.settings.attract.timedMode ? .timed : .classic
+        let mode = game.modes[0]
         let lists = scores[mode]
         guard rows > 0, !lists.today.isEmpty || !lists.allTime.isEmpty else { return [] }
         let line = field.px(6.5)
@@ -177,7 +185,7 @@ public struct SceneBuilder: Sendable {
             rect: Rect(x: 0, y: 0, width: width, height: bar), color: RGBColor(hex: 0x0B_12_20, alpha: 0.85))))]
         let mid = bar / 2 + field.px(2.5)
         items.append(text("score", "Score \(round.score)", at: Vector2(field.px(5), mid), mm: 7, align: .left))
-        let seconds = Int(round.clockSeconds(at: time).rounded(round.mode == .timed ? .up : .down))
+        let seconds = Int(round.clockSeconds(at: time).rounded(round.mode == .classic ? .down : .up))
         let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
         items.append(text("clock", clock, at: Vector2(width - field.px(5), mid), mm: 7, align: .right))
         if demo {
@@ -195,7 +203,9 @@ public struct SceneBuilder: Sendable {
             let item = SceneItem(id: .bubble(b.id), shape: .bubble(shape))
             if b.carry != nil { held.append(item) } else if shape.lift > 0 { lifted.append(item) } else { resting.append(item) }
         }
-        return items + resting + lifted + held
+        items += resting + lifted + held
+        if let play = round.joystick { items += JoystickScene.items(play, field: field) }
+        return items
     }
 
     private func fingers(_ session: KioskSession) -> [SceneItem] {

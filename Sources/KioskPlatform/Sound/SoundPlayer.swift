@@ -150,9 +150,11 @@ struct SoundEngine {
     }
 
     mutating func run(_ initial: SoundSettings) {
+        // Decoding and synthesising take a while (seconds on a slow board): at normal priority,
+        // so they never delay the first frame. Only the streaming runs raised.
+        apply(initial, first: true)
         let priority = Self.raisePriority()
         stats.withLock { $0.priority = priority }
-        apply(initial, first: true)
         while true {
             // Stopped: sleep until a message comes. Playing: take what came during the last
             // write without waiting (the blocking write paces the loop).
@@ -182,6 +184,15 @@ struct SoundEngine {
         return "normal"
     }
 
+    /// Back to normal scheduling for work that takes long; true when the thread was raised.
+    static func lowerPriority() -> Bool {
+        var param = sched_param()
+        var policy: Int32 = 0
+        guard pthread_getschedparam(pthread_self(), &policy, &param) == 0, policy == SCHED_FIFO else { return false }
+        param.sched_priority = 0
+        return pthread_setschedparam(pthread_self(), SCHED_OTHER, &param) == 0
+    }
+
     mutating func report(_ level: Console.Level, _ message: String) {
         guard reported.insert(message).inserted else { return }
         stats.withLock { $0.problems.append(message) }
@@ -193,6 +204,9 @@ struct SoundEngine {
         settings = new
         mixer.volume = Float(new.volume)
         if first || (new.enabled && !old.enabled) || SoundEffect.allCases.contains(where: { old.file(for: $0) != new.file(for: $0) }) {
+            // A reload's decoding, too, runs at normal priority.
+            let raised = !first && Self.lowerPriority()
+            defer { if raised { _ = Self.raisePriority() } }
             var problems: [String] = []
             var loaded: [SoundEffect: SoundClip] = [:]
             if new.enabled {

@@ -1,0 +1,185 @@
+import CSDL2
+import Glibc
+import KioskCore
+import KioskPlatform
+
+/// The window could not be opened (no X11 or Wayland desktop, SDL refused).
+public struct WindowError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ what: String) { description = "\(what): \(String(cString: SDL_GetError()))" }
+    init(noDesktop what: String) { description = what }
+}
+
+/// A desktop window through SDL2 (X11 or Wayland): the same in-memory frame the kiosk draws,
+/// uploaded to a streaming texture one damaged rectangle at a time and presented with vsync.
+///
+/// SDL has no descriptor of its own. On X11 the loop watches the X connection's descriptor, so
+/// an idle window costs no wake-ups; on other drivers (Wayland) a timerfd wakes it every 8 ms.
+/// Both sit in one epoll set (`eventFD`) with an eventfd that `present` signals when SDL took
+/// events off the connection while presenting (they would otherwise wait for the next one).
+///
+/// The window is not resizable (the runtime lays out once, for one size); closing it sends the
+/// process SIGTERM, so the kiosk stops as cleanly as under `kill`.
+public final class SDLWindowDisplay: Display {
+    public let size: PixelSize
+    public let reportedPxPerMM: Double?
+    public let name: String
+    public var canPresent: Bool { true }
+    public var eventFD: Int32? { epoll }
+    public var onVisible: ((TimeStamp) -> Void)?
+    /// Window (screen) points to frame pixels: above 1 on HiDPI screens.
+    public private(set) var pointScale: SIMD2<Double> = [1, 1]
+    /// Pointer and touch events go here (the window's `SDLTouchInput`).
+    var pointerSink: ((inout SDL_Event) -> Void)?
+    /// How the loop learns of SDL events: "x11-fd" or "timer-8ms".
+    public private(set) var wakeSource = "x11-fd"
+
+    private let window: OpaquePointer
+    private let renderer: OpaquePointer
+    private let texture: OpaquePointer
+    private let screen: PixelBuffer
+    private let clock: KioskClock
+    private let epoll: Int32
+    private let wake: Int32
+    private var timer: Int32 = -1
+    private var closing = false
+    private var restored = false
+
+    /// Opens a window of `requested` frame pixels (or the whole screen with `fullscreen`).
+    public init(size requested: PixelSize, fullscreen: Bool, clock: KioskClock = MonotonicClock.shared) throws {
+        self.clock = clock
+        SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")  // the kiosk's signalfd owns SIGINT/SIGTERM
+        SDL_SetHint(SDL_HINT_TOUCH_MOUSE_EVENTS, "0")  // real fingers come as fingers only
+        SDL_SetHint(SDL_HINT_MOUSE_TOUCH_EVENTS, "0")
+        SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        guard SDL_Init(SDL_INIT_VIDEO) == 0 else { throw WindowError("cannot start SDL video") }
+        // Without a desktop SDL falls back to drawing nowhere; unless asked for, say so instead.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
+        if (driver == "offscreen" || driver == "dummy") && getenv("SDL_VIDEODRIVER") == nil {
+            SDL_Quit()
+            throw WindowError(noDesktop: "no desktop to open a window on (DISPLAY and WAYLAND_DISPLAY are unset or unusable); --display virtual draws into memory")
+        }
+        var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        let centred: Int32 = 0x2FFF_0000  // SDL_WINDOWPOS_CENTERED
+        guard let window = SDL_CreateWindow("bubble-kiosk", centred, centred,
+                                            Int32(requested.width), Int32(requested.height), flags) else {
+            SDL_Quit()
+            throw WindowError("cannot open a window")
+        }
+        self.window = window
+        guard let renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue)
+                ?? SDL_CreateRenderer(window, -1, 0) else {
+            SDL_DestroyWindow(window); SDL_Quit()
+            throw WindowError("cannot draw in the window")
+        }
+        self.renderer = renderer
+        // The frame is as many pixels as the window really has (twice its points at 2x HiDPI).
+        var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
+        SDL_GetWindowSize(window, &w, &h)
+        SDL_GetRendererOutputSize(renderer, &pw, &ph)
+        if pw <= 0 || ph <= 0 { pw = w; ph = h }
+        size = PixelSize(width: Int(pw), height: Int(ph))
+        if w > 0, h > 0 { pointScale = [Double(pw) / Double(w), Double(ph) / Double(h)] }
+        guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), pw, ph) else {
+            SDL_DestroyRenderer(renderer); SDL_DestroyWindow(window); SDL_Quit()
+            throw WindowError("cannot make the window's texture")
+        }
+        self.texture = texture
+        screen = PixelBuffer(size: size)
+        // Density: the display's DPI (physical pixels per inch), scaled like the frame.
+        var ddpi: Float = 0
+        let index = SDL_GetWindowDisplayIndex(window)
+        if SDL_GetDisplayDPI(index, &ddpi, nil, nil) == 0, ddpi > 0 {
+            reportedPxPerMM = Double(ddpi) / 25.4 * pointScale.x
+        } else {
+            reportedPxPerMM = nil
+        }
+        name = "window:\(size)\(fullscreen ? " fullscreen" : "") (\(driver))"
+        epoll = CSDL2_epoll_create()
+        wake = CSDL2_eventfd_create()
+        _ = CSDL2_epoll_add(epoll, wake)
+        let x11 = CSDL2_x11_connection_fd(window)
+        if x11 >= 0 {
+            _ = CSDL2_epoll_add(epoll, x11)
+        } else {
+            timer = CSDL2_timerfd_create()
+            _ = CSDL2_timerfd_every(timer, 8)
+            _ = CSDL2_epoll_add(epoll, timer)
+            wakeSource = "timer-8ms"
+        }
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        SDL_RenderPresent(renderer)
+        CSDL2_eventfd_signal(wake)  // the first pump: window-shown events
+    }
+
+    public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
+        for rect in damage {
+            picture.copy(rect, to: screen.pixels, destinationStride: screen.stride)
+            var r = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
+            let start = picture.pixels + rect.y * picture.stride + rect.x * 4
+            SDL_UpdateTexture(texture, &r, start, Int32(picture.stride))
+        }
+        show()
+        onVisible?(clock.now)
+    }
+
+    private func show() {
+        SDL_RenderCopy(renderer, texture, nil, nil)
+        SDL_RenderPresent(renderer)
+        // Presenting may read the X connection (a sync): events it queued would not make the
+        // descriptor readable again, so look now and wake the loop for them.
+        SDL_PumpEvents()
+        if SDL_HasEvents(SDL_FIRSTEVENT.rawValue, SDL_LASTEVENT.rawValue) == SDL_TRUE { CSDL2_eventfd_signal(wake) }
+    }
+
+    /// The loop saw the epoll set readable: take every SDL event and hand it on.
+    public func handleEvents() {
+        CSDL2_counter_drain(wake)
+        if timer >= 0 { CSDL2_counter_drain(timer) }
+        var event = SDL_Event()
+        while SDL_PollEvent(&event) != 0 {
+            switch event.type {
+            case SDL_QUIT.rawValue:
+                close()
+            case SDL_WINDOWEVENT.rawValue:
+                switch UInt32(event.window.event) {
+                case SDL_WINDOWEVENT_CLOSE.rawValue: close()
+                case SDL_WINDOWEVENT_EXPOSED.rawValue, SDL_WINDOWEVENT_SHOWN.rawValue: show()
+                default: break
+                }
+            case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue, SDL_MOUSEMOTION.rawValue,
+                 SDL_FINGERDOWN.rawValue, SDL_FINGERUP.rawValue, SDL_FINGERMOTION.rawValue:
+                pointerSink?(&event)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Closing the window ends the program the way SIGTERM does (the loop's signalfd takes it).
+    private func close() {
+        guard !closing else { return }
+        closing = true
+        kill(getpid(), SIGTERM)
+    }
+
+    public func snapshot() -> PixelBuffer {
+        let shot = PixelBuffer(size: size)
+        shot.copyRows(from: screen.pixels, sourceStride: screen.stride)
+        return shot
+    }
+
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        pointerSink = nil
+        for fd in [timer, wake, epoll] where fd >= 0 { Glibc.close(fd) }
+        SDL_DestroyTexture(texture)
+        SDL_DestroyRenderer(renderer)
+        SDL_DestroyWindow(window)
+        SDL_Quit()
+    }
+}
