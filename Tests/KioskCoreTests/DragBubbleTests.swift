@@ -259,4 +259,13 @@ import Testing
                         thresholds: GestureThresholds(settings.gestures, pxPerMM: 4)) { _ = round.handle($0) }
         #expect(round.isOver && round.remaining == 0)
     }
+
+    /// Drag bubbles belong to the classic and timed modes: the joystick mode has neither them nor a goal.
+    @Test func theJoystickModeHasNoDragBubbles() {
+        for seed in UInt64(0)..<10 {
+            let round = makeRound(seed: seed, mode: .joystick)
+            #expect(round.goal == nil && !round.bubbles.contains { $0.kind == .drag })
+            #expect(makeRound(seed: seed, mode: .timed).goal != nil)
+        }
+    }
 }
