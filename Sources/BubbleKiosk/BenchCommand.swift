@@ -227,6 +227,12 @@ struct BenchSimulation {
         items.append(text("hud.time", clock, x: w - 4 * pxPerMM, alignment: .right))
         let turn = Angle.unitVector(degrees: now.milliseconds(since: .zero) * 0.18)
         let finger = Vector2(w / 2, Double(size.height) * 0.55) + turn * (Double(size.height) * 0.25)
+        // The finger carries a drag bubble, lifted with its shadow, past the goal basket.
+        let goalSize = Vector2(30 * 1.7, 30 * 1.15) * pxPerMM
+        items.append(SceneItem(id: .ui("goal"), shape: .goal(GoalShape(rect: Rect(
+            x: (w - goalSize.x) / 2, y: Double(size.height) - 4 * pxPerMM - goalSize.y, width: goalSize.x, height: goalSize.y)))))
+        items.append(SceneItem(id: .bubble(-1), shape: .bubble(BubbleShape(
+            center: finger - Vector2(3, 2) * pxPerMM, diameter: 24 * pxPerMM, color: .bubble(5), content: .grip, lift: 1))))
         items.append(SceneItem(id: .finger(0), shape: .finger(FingerShape(center: finger, radius: 6 * pxPerMM))))
         return Scene(size: size, pxPerMM: pxPerMM, items: items)
     }

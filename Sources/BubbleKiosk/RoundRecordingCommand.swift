@@ -34,7 +34,8 @@ struct RoundRecordingCommand: KioskCommand {
         if setup.mode == .joystick {
             Console.out(recording.text(steering: round, limit: limit))
         } else {
-            Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25)))
+            Console.out(recording.text(popping: round.bubbles, limit: limit, swipeLengthPx: setup.field.px(25),
+                                       goal: round.goal))
         }
         return 0
     }

@@ -87,7 +87,107 @@ enum Painter {
             digits(cr, "\(n)", size: 0.52 * d, shadowOffset: 0.025 * d)
         case .arrow(let degrees):
             arrow(cr, length: d, degrees: degrees)
+        case .grip:
+            grip(cr, diameter: d, drop: 0.025 * d, color: RGBColor.black.withAlpha(0.25))
+            grip(cr, diameter: d, drop: 0, color: .white)
         }
+    }
+
+    /// A drag bubble's mark: a little basket (a handle over a body with two ridges), white.
+    static func grip(_ cr: OpaquePointer, diameter d: Double, drop: Double, color: RGBColor) {
+        cairo_save(cr)
+        cairo_translate(cr, 0, drop)
+        setColor(cr, color)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+        cairo_set_line_width(cr, 0.05 * d)
+        // The handle.
+        cairo_new_path(cr)
+        cairo_arc(cr, 0, -0.02 * d, 0.17 * d, Double.pi, 2 * Double.pi)
+        cairo_stroke(cr)
+        // The body: wider at the rim than at the base.
+        cairo_new_path(cr)
+        cairo_move_to(cr, -0.26 * d, -0.02 * d)
+        cairo_line_to(cr, 0.26 * d, -0.02 * d)
+        cairo_line_to(cr, 0.19 * d, 0.22 * d)
+        cairo_line_to(cr, -0.19 * d, 0.22 * d)
+        cairo_close_path(cr)
+        cairo_stroke(cr)
+        // Its weave.
+        cairo_set_line_width(cr, 0.03 * d)
+        for y in [0.06, 0.14] {
+            let half = 0.26 - (y + 0.02) / 0.24 * 0.07
+            cairo_move_to(cr, -half * d + 0.02 * d, y * d)
+            cairo_line_to(cr, half * d - 0.02 * d, y * d)
+        }
+        cairo_stroke(cr)
+        cairo_restore(cr)
+    }
+
+    /// A lifted bubble's shadow in frame coordinates: a dark disc fading out over `blur`
+    /// on either side of its rim.
+    static func shadow(_ cr: OpaquePointer, center c: Vector2, radius r: Double, blur: Double, opacity: Double) {
+        let inner = max(0, r - blur), outer = r + blur
+        guard let g = cairo_pattern_create_radial(c.x, c.y, inner, c.x, c.y, outer) else { return }
+        cairo_pattern_add_color_stop_rgba(g, 0, 0, 0, 0.04, opacity)
+        cairo_pattern_add_color_stop_rgba(g, 0.5, 0, 0, 0.04, opacity * 0.45)
+        cairo_pattern_add_color_stop_rgba(g, 1, 0, 0, 0.04, 0)
+        cairo_set_source(cr, g)
+        cairo_new_path(cr)
+        cairo_arc(cr, c.x, c.y, outer, 0, fullTurn)
+        cairo_fill(cr)
+        cairo_pattern_destroy(g)
+    }
+
+    /// The goal: a woven basket filling `rect` (frame coordinates), open at the top, with a rim;
+    /// brighter while a carried bubble is over it.
+    static func goal(_ cr: OpaquePointer, _ g: GoalShape) {
+        let r = g.rect
+        let wicker = RGBColor(hex: 0xC8_8A_3C)
+        let rimColor = RGBColor(hex: 0xE8_B0_5C)
+        let inset = r.width * 0.12, rim = max(3, r.height * 0.12), corner = r.height * 0.12
+        // A soft glow behind it when a bubble is about to go in.
+        if g.active {
+            cairo_new_path(cr)
+            cairo_rectangle(cr, r.x - 2, r.y - 2, r.width + 4, r.height + 4)
+            cairo_set_source_rgba(cr, 1, 0.84, 0.04, 0.30)
+            cairo_fill(cr)
+        }
+        // The body, narrowing to the bottom.
+        cairo_new_path(cr)
+        cairo_move_to(cr, r.x + 1, r.y + rim / 2)
+        cairo_line_to(cr, r.maxX - 1, r.y + rim / 2)
+        cairo_line_to(cr, r.maxX - inset, r.maxY - corner)
+        cairo_curve_to(cr, r.maxX - inset, r.maxY, r.maxX - inset, r.maxY, r.maxX - inset - corner, r.maxY - 1)
+        cairo_line_to(cr, r.x + inset + corner, r.maxY - 1)
+        cairo_curve_to(cr, r.x + inset, r.maxY, r.x + inset, r.maxY, r.x + inset, r.maxY - corner)
+        cairo_close_path(cr)
+        setColor(cr, wicker.withAlpha(g.active ? 0.85 : 0.6))
+        cairo_fill_preserve(cr)
+        cairo_save(cr)
+        cairo_clip(cr)
+        // The weave: diagonal strands both ways.
+        setColor(cr, wicker.mixed(with: .black, amount: 0.35).withAlpha(0.7))
+        cairo_set_line_width(cr, max(1.5, r.height * 0.035))
+        let step = max(6, r.height * 0.2)
+        var x = r.x - r.height
+        while x < r.maxX + r.height {
+            cairo_move_to(cr, x, r.y)
+            cairo_line_to(cr, x + r.height, r.maxY)
+            cairo_move_to(cr, x + r.height, r.y)
+            cairo_line_to(cr, x, r.maxY)
+            x += step
+        }
+        cairo_stroke(cr)
+        cairo_restore(cr)
+        // The rim.
+        cairo_new_path(cr)
+        let half = Double.pi / 2
+        cairo_arc(cr, r.maxX - rim / 2, r.y + rim / 2, rim / 2, -half, half)
+        cairo_arc(cr, r.x + rim / 2, r.y + rim / 2, rim / 2, half, 3 * half)
+        cairo_close_path(cr)
+        setColor(cr, g.active ? RGBColor(hex: 0xFF_D6_0A) : rimColor)
+        cairo_fill(cr)
     }
 
     /// White bold text centred on the origin by its ink, over a faint shadow for contrast.
@@ -228,8 +328,11 @@ enum Painter {
                 cairo_rectangle(cr, Double(r.x), Double(r.y), Double(r.width), Double(r.height))
                 cairo_clip(cr)
             }
+            if let s = b.shadow {
+                shadow(cr, center: s.center, radius: s.radius, blur: s.blur, opacity: s.opacity)
+            }
             cairo_translate(cr, b.center.x, b.center.y)
-            cairo_scale(cr, b.scale, b.scale)
+            cairo_scale(cr, b.drawnScale, b.drawnScale)
             withOpacity(cr, b.opacity) {
                 bubble(cr, diameter: b.diameter, color: b.color, content: b.content)
             }
@@ -256,6 +359,8 @@ enum Painter {
             text(cr, t.string, size: t.sizePx, color: t.color, bold: t.bold)
         case .panel(let p):
             panel(cr, p)
+        case .goal(let g):
+            goal(cr, g)
         }
     }
 

@@ -96,11 +96,20 @@ public final class SceneRenderer {
         switch shape {
         case .bubble(let b):
             guard b.opacity > 0, b.scale > 0 else { return }
+            if let s = b.shadow {
+                // A lifted drag bubble: its soft shadow with paths (a gradient fill), under the sprite.
+                cairo_save(cr)
+                cairo_rectangle(cr, Double(clip.x), Double(clip.y), Double(clip.width), Double(clip.height))
+                cairo_clip(cr)
+                Painter.shadow(cr, center: s.center, radius: s.radius, blur: s.blur, opacity: s.opacity)
+                cairo_restore(cr)
+            }
             let sprite = cache.sprite(SpriteCache.key(b))
-            if b.scale == 1 {
+            let scale = b.drawnScale
+            if scale == 1 {
                 blit(sprite, anchoredAt: b.center, clip: clip, opacity: b.opacity)
             } else {
-                blitScaled(sprite, centre: b.center, scale: b.scale, clip: clip, opacity: b.opacity)
+                blitScaled(sprite, centre: b.center, scale: scale, clip: clip, opacity: b.opacity)
             }
         case .particle(let p):
             guard p.opacity > 0 else { return }
@@ -119,6 +128,9 @@ public final class SceneRenderer {
             blit(sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), clip: clip, opacity: 1)
         case .panel(let p):
             drawPanel(p, clip: clip)
+        case .goal:
+            // Drawn rarely (when something over it changes): paths, no sprite.
+            drawWithPaths(shape, within: clip)
         }
     }
 

@@ -46,12 +46,14 @@ enum SpriteKey: Hashable {
         case none
         case taps(Int)
         case arrow(degrees: Int)
+        case grip
 
         init(_ c: BubbleContent) {
             switch c {
             case .none: self = .none
             case .taps(let n): self = .taps(n)
             case .arrow(let d): self = .arrow(degrees: Int(Angle.normalized(d).rounded()))
+            case .grip: self = .grip
             }
         }
 
@@ -60,6 +62,7 @@ enum SpriteKey: Hashable {
             case .none: .none
             case .taps(let n): .taps(n)
             case .arrow(let d): .arrow(degrees: Double(d))
+            case .grip: .grip
             }
         }
     }

@@ -18,12 +18,20 @@ import KioskCore
             #expect(b["x"] is Double && b["y"] is Double && b["diameter"] is Double)
             if kind == "tap" {
                 #expect((1...3).contains(b["taps"] as? Int ?? 0))
+            } else if kind == "drag" {
+                #expect(b["taps"] == nil && b["angle_deg"] == nil)
             } else {
                 #expect(kind == "swipe")
                 let a = try #require(b["angle_deg"] as? Double)
                 #expect(a > -180 && a <= 180)
             }
         }
+        #expect(bubbles.contains { $0["kind"] as? String == "drag" }, "the default mix has drag bubbles")
+        // The goal: top-left corner and size in px, on the screen.
+        let goal = try #require(json["goal"] as? [String: Any])
+        let g = ["x", "y", "width", "height"].compactMap { goal[$0] as? Double }
+        #expect(g.count == 4 && goal.count == 4)
+        if g.count == 4 { #expect(g[0] >= 0 && g[1] > 0 && g[2] > 0 && g[3] > 0 && g[0] + g[2] <= 1280 && g[1] + g[3] <= 800) }
         // Starts exactly as the example: width first.
         #expect(r.stdout.hasPrefix("{\"width\":1280,\"height\":800,\"px_per_mm\":"))
     }

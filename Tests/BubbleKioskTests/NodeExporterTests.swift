@@ -143,7 +143,8 @@ struct Scrape {
         #expect(try play.json()["round_over"] as? Bool == true)
         let poppedTaps = bubbles.filter { $0["popped"] as? Bool == true && $0["kind"] as? String == "tap" }.count
         let poppedSwipes = bubbles.filter { $0["popped"] as? Bool == true && $0["kind"] as? String == "swipe" }.count
-        #expect(poppedTaps + poppedSwipes == bubbles.count)
+        let poppedDrags = bubbles.filter { $0["popped"] as? Bool == true && $0["kind"] as? String == "drag" }.count
+        #expect(poppedTaps + poppedSwipes + poppedDrags == bubbles.count)
 
         let conf = dir.appendingPathComponent("kiosk.conf")
         try "[attract]\ndemo = false\n[metrics]\ntextfile = \(prom)\ninterval_s = 1\n"
@@ -185,6 +186,7 @@ struct Scrape {
         #expect(scrape.value("bubble_kiosk_rounds_played_total", ["mode": "classic", "outcome": "abandoned"]) == 0)
         #expect(scrape.value("bubble_kiosk_bubbles_popped_total", ["mode": "classic", "kind": "tap"]) == Double(poppedTaps))
         #expect(scrape.value("bubble_kiosk_bubbles_popped_total", ["mode": "classic", "kind": "swipe"]) == Double(poppedSwipes))
+        #expect(scrape.value("bubble_kiosk_bubbles_popped_total", ["mode": "classic", "kind": "drag"]) == Double(poppedDrags))
         let touches = try #require(scrape.value("bubble_kiosk_touches_total"))
         #expect(touches > Double(bubbles.count))
         #expect(scrape.value("bubble_kiosk_display_up") == 1)

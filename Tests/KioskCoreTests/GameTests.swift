@@ -18,6 +18,20 @@ func swipe(from p: Vector2, angle: Double, length: Double = 100, at ms: Double =
                    velocity: Angle.unitVector(degrees: angle) * 1000)
 }
 
+func dragGesture(_ kind: Gesture.Kind, from start: Vector2, to p: Vector2, at ms: Double = 0,
+                 device: Int = 0, slot: Int = 0) -> Gesture {
+    Gesture(kind: kind, time: TimeStamp(milliseconds: ms), device: device, slot: slot, position: p, start: start)
+}
+
+/// Picks up what lies at `from`, carries it to `to` and lets go, as one finger's drag gestures.
+@discardableResult
+func carry(_ round: inout Round, from: Vector2, to: Vector2, at ms: Double = 0, slot: Int = 0) -> [GameEvent] {
+    var events = round.handle(dragGesture(.dragStart, from: from, to: from + (to - from) * 0.1, at: ms, slot: slot))
+    events += round.handle(dragGesture(.dragMove, from: from, to: from + (to - from) * 0.6, at: ms + 100, slot: slot))
+    events += round.handle(dragGesture(.dragEnd, from: from, to: to, at: ms + 200, slot: slot))
+    return events
+}
+
 @Suite struct LayoutTests {
     @Test func sameSeedSameBubbles() {
         #expect(makeRound(seed: 42).bubbles == makeRound(seed: 42).bubbles)
@@ -54,6 +68,7 @@ func swipe(from p: Vector2, angle: Double, length: Double = 100, at ms: Double =
                 switch b.kind {
                 case .tap(let n): #expect((1...3).contains(n) && b.tapsLeft == n)
                 case .swipe(let a): #expect(a > -180 && a <= 180 && a == a.rounded())
+                case .drag: #expect(b.tapsLeft == 0)
                 }
             }
         }
@@ -159,6 +174,9 @@ func swipe(from p: Vector2, angle: Double, length: Double = 100, at ms: Double =
                 expected += 10 * n
             case .swipe(let a):
                 _ = round.handle(swipe(from: b.center, angle: a, at: 100))
+                expected += 20
+            case .drag:
+                carry(&round, from: b.center, to: round.goal!.center, at: 100)
                 expected += 20
             }
         }

@@ -69,6 +69,15 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
                 }
                 _ = s.process(TouchFrame(time: TimeStamp(milliseconds: t + 110), contacts: []))
                 t += 400
+            case .drag:
+                let goal = s.game.round!.goal!.center
+                for i in 0...30 {
+                    let p = b.center + (goal - b.center) * (Double(i) / 30)
+                    _ = s.process(TouchFrame(time: TimeStamp(milliseconds: t + Double(i) * 10),
+                                             contacts: [TouchPoint(slot: 0, trackingID: 99, position: p)]))
+                }
+                _ = s.process(TouchFrame(time: TimeStamp(milliseconds: t + 400), contacts: []))
+                t += 700
             }
         }
         // A swipe is delivered once its bounce time (25 ms) after the lift has passed.

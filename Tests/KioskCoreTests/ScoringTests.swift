@@ -13,6 +13,9 @@ import Testing
             for k in 0..<n { events += round.handle(tap(b.center, at: ms - Double(n - 1 - k) * 10)) }
         case .swipe(let angle):
             events += round.handle(swipe(from: b.center, angle: angle, at: ms))
+        case .drag:
+            // Dropped into the goal at `ms`.
+            events += carry(&round, from: b.center, to: round.goal!.center, at: ms - 200)
         }
         for case .popped(_, let points) in events { return points }
         return nil
@@ -22,6 +25,7 @@ import Testing
         switch b.kind {
         case .tap(let n): n * s.tapBubble
         case .swipe: s.swipeBubble
+        case .drag: s.dragBubble
         }
     }
 

@@ -53,6 +53,35 @@ import Testing
         #expect(damage.reduce(0) { $0 + $1.area } <= old.area + new.area)
     }
 
+    /// A carried drag bubble repaints only where it and its shadow were and are, and the
+    /// partial repaint leaves the picture a full repaint gives.
+    @Test func aDraggedBubbleDamagesOnlyWhereItAndItsShadowWereAndAre() {
+        let base = TestScenes.field()
+        func carried(at p: Vector2) -> SceneItem {
+            SceneItem(id: .bubble(99), shape: .bubble(BubbleShape(center: p, diameter: 100, color: .bubble(2),
+                                                                  content: .grip, lift: 1)))
+        }
+        let from = Vector2(300, 470), to = Vector2(340, 455)
+        var a = base, b = base
+        a.items.append(carried(at: from))
+        b.items.append(carried(at: to))
+        let old = carried(at: from).bounds, new = carried(at: to).bounds
+        guard case .bubble(let shape) = carried(at: to).shape, let shadow = shape.shadow else {
+            Issue.record("a lifted bubble has a shadow"); return
+        }
+        #expect(new.contains(PixelRect(around: shadow.center, halfExtent: shadow.radius)), "the bounds hold the shadow")
+        #expect(shape.drawnScale > 1)
+        let renderer = SceneRenderer(size: base.size)
+        renderer.render(a)
+        let damage = renderer.render(b)
+        let both = old.union(new)
+        #expect(!damage.isEmpty && damage.allSatisfy { both.contains($0) })
+        #expect(damage.reduce(0) { $0 + $1.area } <= old.area + new.area)
+        let full = SceneRenderer(size: base.size)
+        full.render(b)
+        #expect(TestScenes.checksum(renderer.frame) == TestScenes.checksum(full.frame))
+    }
+
     /// The heart of damage tracking: frame after frame of partial repaints must leave exactly
     /// the picture a full repaint of the last scene gives.
     @Test func partialRepaintsAddUpToAFullRepaint() {

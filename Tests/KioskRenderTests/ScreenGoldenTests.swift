@@ -8,11 +8,11 @@ import Testing
     static let size = PixelSize(width: 640, height: 400)
 
     /// A session on a small screen at 2.5 px/mm, the demo off so nothing moves by itself.
-    static func session() -> KioskSession {
+    static func session(seed: UInt64 = 21) -> KioskSession {
         var settings = Settings()
         settings.attract.demo = false
         let field = PlayField(size: size, pxPerMM: 2.5, game: settings.game)
-        return KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
+        return KioskSession(game: KioskGame(field: field, settings: settings, seed: seed, at: .zero))
     }
 
     static func tap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, builder: inout SceneBuilder) {
@@ -35,6 +35,26 @@ import Testing
         // The swipe goes out when the bounce time after the lift has passed, as the loop would see.
         let settled = up.time.adding(milliseconds: s.game.settings.gestures.bounceMS)
         builder.note(s.advance(to: settled), round: s.game.round, at: settled)
+    }
+
+    /// A finger down on `from`, carried to `to` over 300 ms at 60 Hz, held still; lifted unless
+    /// `lift` is false. Returns when the last frame went in.
+    @discardableResult
+    static func drag(_ s: inout KioskSession, from: Vector2, to: Vector2, at ms: Double, lift: Bool = true,
+                     builder: inout SceneBuilder) -> Double {
+        var t = ms
+        for i in 0...18 {
+            let p = from + (to - from) * (Double(i) / 18)
+            let f = TouchFrame(time: TimeStamp(milliseconds: t), contacts: [TouchPoint(slot: 0, trackingID: Int(ms), position: p)])
+            builder.note(s.process(f), round: s.game.round, at: f.time)
+            t += 1000.0 / 60
+        }
+        guard lift else { return t }
+        let up = TouchFrame(time: TimeStamp(milliseconds: t + 100), contacts: [])
+        builder.note(s.process(up), round: s.game.round, at: up.time)
+        let settled = up.time.adding(milliseconds: s.game.settings.gestures.bounceMS)
+        builder.note(s.advance(to: settled), round: s.game.round, at: settled)
+        return settled.milliseconds(since: .zero)
     }
 
     static func render(_ s: KioskSession, _ builder: inout SceneBuilder, at ms: Double) -> Frame {
@@ -94,6 +114,9 @@ import Testing
             case .swipe(let a):
                 Self.swipe(&s, b, angle: a, at: t, builder: &builder)
                 t += 400
+            case .drag:
+                let goal = try #require(s.game.round?.goal)
+                t = Self.drag(&s, from: b.center, to: goal.center, at: t, builder: &builder) + 400
             }
         }
         #expect(s.game.screen == .roundOver)
@@ -121,6 +144,9 @@ import Testing
             case .swipe(let a):
                 Self.swipe(&s, b, angle: a, at: t, builder: &builder)
                 t += 400
+            case .drag:
+                let goal = try #require(s.game.round?.goal)
+                t = Self.drag(&s, from: b.center, to: goal.center, at: t, builder: &builder) + 400
             }
         }
         let round = try #require(s.game.round)
@@ -131,5 +157,28 @@ import Testing
         builder.scores = ScoreBoard(celebration: ScoreBoard.Celebration(roundStart: .zero, rank: 2, score: 1))
         let scene = builder.scene(s, at: TimeStamp(milliseconds: t + 2000))
         #expect(!scene.items.contains { $0.id == .ui("high-score") })
+    }
+
+    /// A drag bubble held up by a finger: lifted, with its soft offset shadow, over the round's
+    /// basket; and then carried over the basket, which lights up.
+    @Test func dragBubbleLifted() throws {
+        // Seed 22's round has drag bubbles (21's has none).
+        var s = Self.session(seed: 22)
+        var builder = SceneBuilder(field: s.game.field, seed: 21)
+        Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
+        let round = try #require(s.game.round)
+        let goal = try #require(round.goal)
+        let b = try #require(round.bubbles.first { $0.kind == .drag })
+        // Grabbed off-centre: the bubble keeps that offset from the finger.
+        let grab = b.center + Vector2(b.radius * 0.4, 0)
+        let end = Self.drag(&s, from: grab, to: grab + Vector2(0, -20), at: 1000, lift: false, builder: &builder)
+        let held = try #require(s.game.round?.bubbles.first { $0.id == b.id }?.carry)
+        #expect(abs(held.position.x - b.center.x) < 0.01 && abs(held.position.y - (b.center.y - 20)) < 0.01)
+        Golden.check(Self.render(s, &builder, at: end + 200), named: "screen-drag-lifted")
+        var over = Self.session(seed: 22)
+        var overBuilder = SceneBuilder(field: over.game.field, seed: 21)
+        Self.tap(&over, Self.startButton(over), at: 0, builder: &overBuilder)
+        let onGoal = Self.drag(&over, from: b.center, to: goal.center, at: 1000, lift: false, builder: &overBuilder)
+        Golden.check(Self.render(over, &overBuilder, at: onGoal + 200), named: "screen-drag-over-goal")
     }
 }

@@ -36,6 +36,18 @@ import Testing
                 h.input.push(TouchFrame(time: h.now, contacts: []))
                 id += 1
                 h.advance(ms: 300)
+            case .drag:
+                // Carried into the basket over 300 ms, held still, lifted.
+                let goal = try #require(round.goal).center
+                for i in 0...30 {
+                    let p = b.center + (goal - b.center) * (Double(i) / 30)
+                    h.input.push(TouchFrame(time: h.now, contacts: [TouchPoint(slot: 0, trackingID: id, position: h.panel(p))]))
+                    h.advance(ms: 10)
+                }
+                h.advance(ms: 100)
+                h.input.push(TouchFrame(time: h.now, contacts: []))
+                id += 1
+                h.advance(ms: 300)
             }
         }
     }

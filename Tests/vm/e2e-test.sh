@@ -128,6 +128,11 @@ vm_check "host: the first $pops pops are the start of the whole round's recordin
     bash -c "head -n $n '$work/rot0-all.events' | cmp -s - '$gen/rot0-pop.events' && [ -s '$gen/rot0-rest.events' ]"
 vm_check "host: the unplug drag, had it lifted, would pop bubble $dragged (bubble-kiosk play)" \
     grep -qE "\"id\":$dragged,\"popped\":true" "$work/unplug-lifted.json"
+vm_check "host: the round has a drag bubble, which rot0's rest drags into the goal (bubble-kiosk play)" \
+    bash -c "grep -q '\"kind\":\"drag\"' '$work/rot0.state.json' && grep -q '\"goal\":{' '$work/rot0.state.json' &&
+             '$binary' round-recording --seed '$seed' --size 1280x800 --config '$gen/rot0.conf' --no-start > '$work/rot0-play.evemu' &&
+             '$binary' play '$work/rot0-play.evemu' --seed '$seed' --size 1280x800 --config '$gen/rot0.conf' |
+             grep -qE '\"popped\":true,\"taps_left\":0,\"kind\":\"drag\"'"
 vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
 vm_check "all kernel modules loaded" vm_modules_loaded
 vm_check "no step timed out in the guest" bash -c "! grep -q '^E2E-WAIT' '$VM_LOG'"
@@ -144,6 +149,8 @@ for r in 0 90 180 270; do
     vm_check "rot$r: the screen is the game, not the text console" vm_dump "rot$r-mid" --expect graphics
     vm_check_show "rot$r: the $left bubbles left are drawn where state puts them (mapped for rotation $r), the $pops popped ones are gone" \
         shown "rot$r-mid" "$work/rot$r.state.json" $r "$(first_ids "$pops")"
+    vm_check_show "rot$r: the goal basket is drawn where state puts it" \
+        bubbles goal "$out/rot$r-mid.ppm" "$work/rot$r.state.json" $r
     if [ $r = 0 ]; then
         vm_check "rot0: the rest popped too: screen=round-over score=$all_SCORE (with the 50 bonus) bubbles=0/$all_TOTAL" \
             status_is rot0-end "screen=round-over score=$all_SCORE bubbles=0/$all_TOTAL "

@@ -47,7 +47,13 @@ extension ConfigSchema {
         ConfigKey("game", "swipe_tolerance_deg", .double(\.game.swipeToleranceDeg, 1...90),
                   "A swipe pops a swipe bubble when within this many degrees of its arrow"),
         ConfigKey("game", "swipe_share", .double(\.game.swipeShare, 0...1),
-                  "Share of swipe bubbles among new bubbles, 0 none to 1 all"),
+                  "Share of swipe bubbles among tap and swipe bubbles, 0 none to 1 all; splits tap_weight + swipe_weight"),
+        ConfigKey("game", "tap_weight", .double(\.game.tapWeight, 0...1000),
+                  "Weight of tap bubbles among new bubbles, 0 turns them off"),
+        ConfigKey("game", "swipe_weight", .double(\.game.swipeWeight, 0...1000),
+                  "Weight of swipe bubbles among new bubbles, 0 turns them off"),
+        ConfigKey("game", "drag_weight", .double(\.game.dragWeight, 0...1000),
+                  "Weight of drag bubbles (drag them into the basket) among new bubbles, 0 turns them off"),
         ConfigKey("game", "max_taps", .int(\.game.maxTaps, 1...9),
                   "A tap bubble needs from 1 to this many taps"),
 
@@ -79,6 +85,8 @@ extension ConfigSchema {
                   "Points for clearing a classic round"),
         ConfigKey("score", "miss", .int(\.score.miss, -10000...10000),
                   "Points added (0 or negative) for a tap or swipe that hits no bubble"),
+        ConfigKey("score", "drag_bubble", .int(\.score.dragBubble, -10000...10000),
+                  "Points per drag bubble dropped into the goal"),
 
         ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "

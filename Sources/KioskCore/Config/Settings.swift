@@ -40,8 +40,26 @@ public struct GameSettings: Equatable, Sendable {
     public var hitMarginMM = 3.0
     /// A swipe pops a swipe bubble when within this many degrees of its arrow.
     public var swipeToleranceDeg = 30.0
-    /// Share of swipe bubbles among new bubbles (0...1).
-    public var swipeShare = 0.5
+    /// Relative weights of the bubble kinds among new bubbles; 0 turns a kind off.
+    public var tapWeight = 2.0
+    public var swipeWeight = 2.0
+    public var dragWeight = 1.0
+    /// Share of swipe bubbles among the tap and swipe bubbles (0...1). Setting it splits the
+    /// tap and swipe weights' sum (1 when both are 0) anew, so old configs keep their meaning.
+    public var swipeShare: Double {
+        get { tapWeight + swipeWeight > 0 ? swipeWeight / (tapWeight + swipeWeight) : 0 }
+        set {
+            let total = tapWeight + swipeWeight > 0 ? tapWeight + swipeWeight : 1
+            let share = min(max(newValue, 0), 1)
+            swipeWeight = total * share
+            tapWeight = total - swipeWeight
+        }
+    }
+    /// Share of drag bubbles among all new bubbles (0...1).
+    public var dragShare: Double {
+        let total = tapWeight + swipeWeight + dragWeight
+        return total > 0 ? dragWeight / total : 0
+    }
     /// Tap bubbles need 1...maxTaps taps.
     public var maxTaps = 3
 
@@ -107,6 +125,8 @@ public struct ScoreSettings: Equatable, Sendable {
     public var tapBubble = 10
     /// Per swipe bubble popped.
     public var swipeBubble = 20
+    /// Per drag bubble dropped into the goal.
+    public var dragBubble = 20
     /// For clearing a classic round.
     public var roundBonus = 50
     /// Added (usually 0 or negative) for a tap or swipe that hits no bubble.

@@ -39,9 +39,11 @@ public struct DemoPlayer: Sendable {
         }
         let swipeLength = round.field.px(25)
         for b in round.bubbles where !b.isPopped {
-            for (from, to) in b.poppingStrokes(swipeLength: swipeLength) {
+            for (from, to) in b.poppingStrokes(swipeLength: swipeLength, goal: round.goal) {
                 let isTap = from == to
-                strokes.append(Stroke(start: t, durationMS: isTap ? 90 : 120, from: from, to: to, trackingID: id))
+                let isDrag = b.kind == .drag  // carried to the basket, not flicked
+                strokes.append(Stroke(start: t, durationMS: isTap ? 90 : isDrag ? 600 : 120, from: from, to: to,
+                                      trackingID: id))
                 id += 1
                 if isTap { t = t.adding(milliseconds: 260) }
             }

@@ -3,12 +3,19 @@
 public enum GameJSON {
     /// `bubble-kiosk state`: the layout of a round.
     public static func state(_ round: Round) -> JSON {
-        .object([
+        var pairs: [(String, JSON)] = [
             ("width", .int(round.field.size.width)),
             ("height", .int(round.field.size.height)),
             ("px_per_mm", .rounded(round.field.pxPerMM, 4)),
             ("bubbles", .array(round.bubbles.map(bubbleLayout))),
-        ])
+        ]
+        if let g = round.goal { pairs.append(("goal", goal(g))) }
+        return .object(pairs)
+    }
+
+    /// The basket drag bubbles go into: top-left corner and size in px.
+    static func goal(_ g: Rect) -> JSON {
+        .object([("x", .rounded(g.x)), ("y", .rounded(g.y)), ("width", .rounded(g.width)), ("height", .rounded(g.height))])
     }
 
     static func bubbleLayout(_ b: Bubble) -> JSON {
@@ -22,6 +29,7 @@ public enum GameJSON {
         switch b.kind {
         case .tap(let n): pairs.append(("taps", .int(n)))
         case .swipe(let angle): pairs.append(("angle_deg", .rounded(angle, 1)))
+        case .drag: break
         }
         return .object(pairs)
     }
@@ -45,6 +53,7 @@ public enum GameJSON {
                 ])
             })),
         ]
+        if let g = round.goal { pairs.append(("goal", goal(g))) }
         if let play = round.joystick { pairs += joystickOutcome(play) }
         return .object(pairs)
     }

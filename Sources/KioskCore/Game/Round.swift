@@ -44,6 +44,14 @@ public struct Round: Sendable {
     public let startTime: TimeStamp
     public private(set) var endTime: TimeStamp?
     private var rng: SeededGenerator
+    /// Drag decisions and the goal's place come from a stream of their own, so a seed gives
+    /// the same positions, sizes and colours whatever the share of drag bubbles.
+    private var dragRng: SeededGenerator
+    /// The basket drag bubbles are dropped into (top-left corner and size in px); nil when the
+    /// mix has no drag bubbles.
+    public private(set) var goal: Rect?
+    /// The contact whose drag just ended carrying a bubble: its swipe (a fast drop) is not a miss.
+    private var carryEnded: (device: Int, slot: Int, time: TimeStamp)?
     private var nextSpawn: TimeStamp
     private var nextID = 0
     /// The joystick, catcher and drift of a joystick round; nil in the other modes.
@@ -54,6 +62,7 @@ public struct Round: Sendable {
         self.field = field
         self.settings = settings
         self.rng = SeededGenerator(seed: seed)
+        self.dragRng = SeededGenerator(seed: seed ^ 0x4452_4147_4745)
         self.startTime = time
         self.nextSpawn = time.adding(milliseconds: settings.timed.spawnIntervalMS)
         let initial = switch mode {
@@ -63,6 +72,13 @@ public struct Round: Sendable {
         }
         for _ in 0..<initial { _ = spawn(at: time) }
         if mode == .joystick { startJoystick(at: time) }
+        if mode != .joystick, settings.game.dragShare > 0 {
+            let placed = BubblePlacer(field: field, game: settings.game).goal(avoiding: bubbles, using: &dragRng)
+            goal = placed.rect
+            for m in placed.moved {
+                if let i = bubbles.firstIndex(where: { $0.id == m.id }) { bubbles[i] = m }
+            }
+        }
     }
 
     /// Takes over the rules of a reloaded configuration that apply at once (`ReloadPolicy`).
@@ -86,13 +102,18 @@ public struct Round: Sendable {
         let margin = field.px(settings.game.hitMarginMM)
         var best: (index: Int, distance: Double)?
         for (i, b) in bubbles.enumerated() where !b.isPopped {
-            let d = b.center.distance(to: point)
+            let d = b.position.distance(to: point)
             if d <= b.radius + margin, d < (best?.distance ?? .infinity) { best = (i, d) }
         }
         return best?.index
     }
 
-    /// Applies a gesture. Taps and swipes play; other kinds change nothing.
+    /// The bubble the contact (device, slot) carries.
+    public func carried(device: Int, slot: Int) -> Int? {
+        bubbles.firstIndex { $0.carry.map { $0.device == device && $0.slot == slot } ?? false }
+    }
+
+    /// Applies a gesture. Taps and swipes play; drags carry drag bubbles; long presses change nothing.
     public mutating func handle(_ gesture: Gesture) -> [GameEvent] {
         guard !isOver else { return [] }
         var events: [GameEvent] = []
@@ -116,6 +137,11 @@ public struct Round: Sendable {
                 events.append(.tapped(bubble: bubbles[i].id, tapsLeft: bubbles[i].tapsLeft))
             }
         case .swipe:
+            if let e = carryEnded, e.device == gesture.device, e.slot == gesture.slot, e.time == gesture.time {
+                // The same lift as a drop: the bubble went to the goal or home, nothing missed.
+                carryEnded = nil
+                break
+            }
             // The swipe must start on the bubble; its direction is start-to-end.
             guard let i = bubble(at: gesture.start) else {
                 events.append(miss(at: gesture.start))
@@ -127,7 +153,33 @@ public struct Round: Sendable {
             } else {
                 events.append(.wrongDirection(bubble: bubbles[i].id))
             }
-        case .longPress, .dragStart, .dragMove, .dragEnd, .cancel:
+        case .dragStart:
+            // Picked up where the finger went down; a bubble another finger holds stays with it.
+            guard carried(device: gesture.device, slot: gesture.slot) == nil,
+                  let i = bubble(at: gesture.start), case .drag = bubbles[i].kind, bubbles[i].carry == nil else { break }
+            let offset = gesture.start - bubbles[i].center
+            bubbles[i].carry = Carry(device: gesture.device, slot: gesture.slot, offset: offset,
+                                     position: gesture.position - offset, since: gesture.time)
+            bubbles[i].lastDrop = nil
+        case .dragMove:
+            guard let i = carried(device: gesture.device, slot: gesture.slot), let c = bubbles[i].carry else { break }
+            bubbles[i].carry?.position = gesture.position - c.offset
+        case .dragEnd:
+            guard let i = carried(device: gesture.device, slot: gesture.slot), let c = bubbles[i].carry else { break }
+            let at = gesture.position - c.offset
+            carryEnded = (gesture.device, gesture.slot, gesture.time)
+            if let g = goal, g.contains(at) {
+                bubbles[i].carry = nil
+                bubbles[i].center = at
+                events.append(pop(i, points: settings.score.dragBubble, at: gesture.time))
+            } else {
+                release(i, from: at, at: gesture.time)
+            }
+        case .cancel:
+            // The contact is gone (unplugged, events dropped): the bubble goes home.
+            guard let i = carried(device: gesture.device, slot: gesture.slot), let c = bubbles[i].carry else { break }
+            release(i, from: c.position, at: gesture.time)
+        case .longPress:
             break
         }
         if mode == .classic && remaining == 0 {
@@ -163,9 +215,18 @@ public struct Round: Sendable {
         return min(nextSpawn, startTime.adding(milliseconds: settings.timed.durationS * 1000))
     }
 
+    /// A carried bubble let go short of the goal: back where it rests, easing there on screen.
+    private mutating func release(_ i: Int, from position: Vector2, at time: TimeStamp) {
+        bubbles[i].carry = nil
+        bubbles[i].lastDrop = Drop(from: position, time: time)
+    }
+
     mutating func spawn(at time: TimeStamp) -> Int? {
         let placer = BubblePlacer(field: field, game: settings.game)
-        guard let b = placer.make(id: nextID, avoiding: bubbles, at: time, using: &rng) else { return nil }
+        let share = settings.game.dragShare
+        let drag = mode != .joystick && share > 0 && dragRng.unit() < share
+        guard let b = placer.make(id: nextID, avoiding: bubbles, goal: goal, drag: drag, at: time, using: &rng)
+        else { return nil }
         bubbles.append(b)
         nextID += 1
         return b.id

@@ -1,6 +1,6 @@
 /// Writes an evemu recording that plays a round as a person would: taps the Start button, then
 /// pops bubbles one after the other (taps for tap bubbles, a swipe along the arrow for swipe
-/// bubbles). For replays, demos, and driving a real touchscreen through uinput in tests.
+/// bubbles, a drag into the goal for drag bubbles). For replays, demos, and driving a real touchscreen through uinput in tests.
 public struct RoundRecording: Sendable {
     /// Maps game positions onto the panel, for screens mounted rotated.
     public var transform: TouchTransform
@@ -15,7 +15,7 @@ public struct RoundRecording: Sendable {
     }
 
     /// The recording text; `bubbles` are popped in order, `limit` caps how many.
-    public func text(popping bubbles: [Bubble], limit: Int? = nil, swipeLengthPx: Double) -> String {
+    public func text(popping bubbles: [Bubble], limit: Int? = nil, swipeLengthPx: Double, goal: Rect? = nil) -> String {
         var builder = RecordingBuilder(screen: transform.native)
         var t = startMS
         if let start = startButton {
@@ -24,8 +24,13 @@ public struct RoundRecording: Sendable {
         }
         let live = bubbles.filter { !$0.isPopped }
         for b in live.prefix(limit ?? live.count) {
-            for (from, to) in b.poppingStrokes(swipeLength: swipeLengthPx) {
-                if from == to {
+            for (from, to) in b.poppingStrokes(swipeLength: swipeLengthPx, goal: goal) {
+                if case .drag = b.kind {
+                    // Carried at a walking pace and held still a moment before the lift.
+                    builder.drag(from: transform.panelPosition(ofGame: from), to: transform.panelPosition(ofGame: to),
+                                 start: t, durationMS: 450, pauseMS: 120)
+                    t += 850
+                } else if from == to {
                     builder.tap(at: transform.panelPosition(ofGame: from), start: t)
                     t += 150
                 } else {

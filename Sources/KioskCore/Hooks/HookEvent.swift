@@ -93,10 +93,7 @@ public struct HookEventMapper: Sendable {
             score = game.round?.score ?? score + points
             var fields = modeField + [("score", .int(score)), ("points", .int(points)), ("id", .int(id))]
             if let bubble = game.round?.bubbles.first(where: { $0.id == id }) {
-                switch bubble.kind {
-                case .tap: fields.append(("kind", .string("tap")))
-                case .swipe: fields.append(("kind", .string("swipe")))
-                }
+                fields.append(("kind", .string(bubble.kindName)))
             }
             return (.pop, fields)
         case .game(.roundOver(let final)):

@@ -8,7 +8,7 @@
 public struct KioskMetrics: Sendable {
     /// Round modes as labelled: `classic`, `timed`, `joystick`, and `demo` for the attract mode's rounds.
     public static let modes = ["classic", "timed", "joystick", "demo"]
-    public static let kinds = ["tap", "swipe"]
+    public static let kinds = ["tap", "swipe", "drag"]
     /// How a round ended: `finished` (cleared, or the countdown ran out), `abandoned` (the idle
     /// return), `interrupted` (a demo that a person took over).
     public static let outcomes: [(mode: String, outcome: String)] = [
@@ -124,7 +124,7 @@ public struct KioskMetrics: Sendable {
                          Self.outcomes.map { S([L("mode", $0.mode), L("outcome", $0.outcome)],
                                                Double(roundsPlayed["\($0.mode) \($0.outcome)"] ?? 0)) }),
             MetricFamily("bubble_kiosk_bubbles_popped_total", .counter,
-                         help: "Bubbles popped, by round mode and bubble kind (tap, swipe).",
+                         help: "Bubbles popped, by round mode and bubble kind (tap, swipe, drag).",
                          Self.modes.flatMap { mode in
                              Self.kinds.map { S([L("mode", mode), L("kind", $0)], Double(popped["\(mode) \($0)"] ?? 0)) }
                          }),

@@ -59,6 +59,8 @@ public enum SceneShape: Equatable, Sendable {
     case button(ButtonShape)
     case text(TextShape)
     case panel(PanelShape)
+    /// The basket drag bubbles are dropped into.
+    case goal(GoalShape)
 
     /// Conservative pixel bounds; the renderer never draws an item outside them.
     public var bounds: PixelRect {
@@ -69,6 +71,7 @@ public enum SceneShape: Equatable, Sendable {
         case .button(let s): s.bounds
         case .text(let s): s.bounds
         case .panel(let s): s.bounds
+        case .goal(let s): s.bounds
         }
     }
 }
@@ -80,9 +83,13 @@ public enum BubbleContent: Hashable, Sendable {
     case taps(Int)
     /// Swipe direction in degrees (screen coordinates, y down, 0 pointing right).
     case arrow(degrees: Double)
+    /// A drag bubble's grip: a small basket handle over three ridges.
+    case grip
 }
 
 /// A glossy bubble: gradient fill, border, content; `scale` and `opacity` animate a pop.
+/// `lift` (0 resting, 1 held) raises a drag bubble: a soft shadow drops away below it and the
+/// bubble grows a little, like the seed's view lifted by a pan.
 public struct BubbleShape: Equatable, Sendable {
     public var center: Vector2
     public var diameter: Double
@@ -90,21 +97,54 @@ public struct BubbleShape: Equatable, Sendable {
     public var content: BubbleContent
     public var scale: Double
     public var opacity: Double
+    public var lift: Double
 
     public init(center: Vector2, diameter: Double, color: RGBColor, content: BubbleContent = .none,
-                scale: Double = 1, opacity: Double = 1) {
+                scale: Double = 1, opacity: Double = 1, lift: Double = 0) {
         self.center = center
         self.diameter = diameter
         self.color = color
         self.content = content
         self.scale = scale
         self.opacity = opacity
+        self.lift = lift
+    }
+
+    /// How much a fully lifted bubble grows.
+    public static let liftScale = 0.08
+
+    /// The scale it is drawn at: its own, times the lift's growth.
+    public var drawnScale: Double { scale * (1 + Self.liftScale * min(max(lift, 0), 1)) }
+
+    /// The lifted bubble's shadow: a disc under it, dropping further, growing and blurring as it
+    /// rises (the seed's shadow goes from offset 3, radius 2 to offset 20, radius 6).
+    public var shadow: (center: Vector2, radius: Double, blur: Double, opacity: Double)? {
+        let l = min(max(lift, 0), 1)
+        guard l > 0, opacity > 0, scale > 0 else { return nil }
+        let r = diameter / 2 * scale
+        return (center + Vector2(0.06 * r * l, 0.36 * r * l), r * (1 + 0.08 * l), r * (0.1 + 0.3 * l), 0.7 * l * opacity)
     }
 
     public var bounds: PixelRect {
         // The cached sprite is up to diameter + 3 px wide and is snapped to whole pixels.
-        PixelRect(around: center, halfExtent: (diameter + 4) * max(scale, 0) / 2 + 1)
+        let own = PixelRect(around: center, halfExtent: (diameter + 4) * max(drawnScale, 0) / 2 + 1)
+        guard let s = shadow else { return own }
+        return own.union(PixelRect(around: s.center, halfExtent: s.radius + s.blur + 2))
     }
+}
+
+/// The goal of drag bubbles: a basket with a rim, against an edge of the play area.
+/// `active` while a carried bubble is over it.
+public struct GoalShape: Equatable, Sendable {
+    public var rect: Rect
+    public var active: Bool
+
+    public init(rect: Rect, active: Bool = false) {
+        self.rect = rect
+        self.active = active
+    }
+
+    public var bounds: PixelRect { PixelRect(enclosing: rect).outset(by: 2) }
 }
 
 /// One spark of a pop's spray.

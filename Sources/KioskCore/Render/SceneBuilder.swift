@@ -46,6 +46,10 @@ public struct SceneBuilder: Sendable {
     public func nextChange(_ game: KioskGame, at time: TimeStamp, frameMS: Double = 1000.0 / 60) -> TimeStamp? {
         if isAnimating(at: time) { return time.adding(milliseconds: frameMS) }
         guard case .playing = game.screen, let round = game.round, !round.isOver else { return nil }
+        // A drag bubble lifting, or settling home after a drop.
+        if round.bubbles.contains(where: { !$0.isPopped && $0.isMoving(at: time) }) {
+            return time.adding(milliseconds: frameMS)
+        }
         // The clock shows whole seconds: wake at the next tick of the round's clock.
         let elapsed = time.milliseconds(since: round.startTime)
         let next = (elapsed / 1000).rounded(.down) * 1000 + 1000
@@ -79,13 +83,18 @@ public struct SceneBuilder: Sendable {
         return Scene(size: field.size, pxPerMM: field.pxPerMM, items: items)
     }
 
-    func bubbleShape(_ b: Bubble) -> BubbleShape {
+    func bubbleShape(_ b: Bubble, at time: TimeStamp? = nil) -> BubbleShape {
         let content: BubbleContent
         switch b.kind {
         case .tap: content = .taps(max(b.tapsLeft, 0))
         case .swipe(let angle): content = .arrow(degrees: angle)
+        case .drag: content = .grip
         }
-        return BubbleShape(center: b.center, diameter: b.diameter, color: .bubble(b.colorIndex), content: content)
+        guard let t = time else {
+            return BubbleShape(center: b.center, diameter: b.diameter, color: .bubble(b.colorIndex), content: content)
+        }
+        return BubbleShape(center: b.shownCenter(at: t), diameter: b.diameter, color: .bubble(b.colorIndex),
+                           content: content, lift: b.lift(at: t))
     }
 
     private func text(_ name: String, _ s: String, at p: Vector2, mm: Double, bold: Bool = true,
@@ -183,9 +192,18 @@ public struct SceneBuilder: Sendable {
             items.append(text("demo", "Demo - touch to play", at: Vector2(width / 2, mid), mm: 6, bold: false,
                               color: RGBColor(hex: 0xFF_D6_0A)))
         }
-        for b in round.bubbles where !b.isPopped {
-            items.append(SceneItem(id: .bubble(b.id), shape: .bubble(bubbleShape(b))))
+        if let g = round.goal {
+            let over = round.bubbles.contains { b in b.carry.map { g.contains($0.position) } ?? false }
+            items.append(SceneItem(id: .ui("goal"), shape: .goal(GoalShape(rect: g, active: over))))
         }
+        // Lifted bubbles go over the others, held ones last.
+        var resting: [SceneItem] = [], lifted: [SceneItem] = [], held: [SceneItem] = []
+        for b in round.bubbles where !b.isPopped {
+            let shape = bubbleShape(b, at: time)
+            let item = SceneItem(id: .bubble(b.id), shape: .bubble(shape))
+            if b.carry != nil { held.append(item) } else if shape.lift > 0 { lifted.append(item) } else { resting.append(item) }
+        }
+        items += resting + lifted + held
         if let play = round.joystick { items += JoystickScene.items(play, field: field) }
         return items
     }

@@ -5,7 +5,11 @@
     bubbles.py expect STATE K [--score-config F]
         The score and status after popping the first K bubbles (id order), as shell assignments:
         SCORE=.. REMAINING=.. TOTAL=.. (10 points per tap a tap bubble needs, 20 per swipe
-        bubble, 50 more for clearing the round: the defaults of [score]).
+        bubble, 20 per drag bubble dropped into the goal, 50 more for clearing the round: the
+        defaults of [score]).
+    bubbles.py goal PPM STATE ROTATION
+        Checks a screendump mid-round: the goal basket is drawn in the rectangle `state` gives
+        (mapped onto the panel for ROTATION): mostly wicker there, not background.
     bubbles.py pick-drag STATE FROM
         The id of the first swipe bubble with an id of FROM or more (else FROM): the one the
         unplug scenario drags on.
@@ -62,7 +66,8 @@ def to_panel(state, rotation, x, y):
 def expect(state, k):
     bubbles = sorted(state["bubbles"], key=lambda b: b["id"])
     popped = bubbles[:k]
-    score = sum(10 * b["taps"] if b["kind"] == "tap" else 20 for b in popped)
+    points = {"swipe": 20, "drag": 20}
+    score = sum(10 * b["taps"] if b["kind"] == "tap" else points[b["kind"]] for b in popped)
     if k >= len(bubbles):
         score += 50
     print("SCORE=%d" % score)
@@ -165,17 +170,48 @@ def check(path, state, rotation, popped):
     return 1 if failures else 0
 
 
+WICKER = ppm.rgb(0xC88A3C)
+
+
+def goal(path, state, rotation):
+    img = ppm.Image.load(path)
+    g = state.get("goal")
+    if not g:
+        print("FAIL state has no goal")
+        return 1
+    corners = [to_panel(state, rotation, x, y) for x, y in
+               ((g["x"], g["y"]), (g["x"] + g["width"], g["y"] + g["height"]))]
+    x0, x1 = sorted(c[0] for c in corners)
+    y0, y1 = sorted(c[1] for c in corners)
+    # The middle of the basket (its rim and tapered sides leave the corners to the background).
+    total = background = warm = 0
+    for y in range(int(y0 + (y1 - y0) * 0.3), int(y1 - (y1 - y0) * 0.3), 2):
+        for x in range(int(x0 + (x1 - x0) * 0.3), int(x1 - (x1 - x0) * 0.3), 2):
+            p = img.pixel(x, y)
+            total += 1
+            background += ppm.close(p, BACKGROUND, 10)
+            # Wicker over the dark background: red above green above blue.
+            warm += p[0] > p[1] > p[2] and p[0] - p[2] > 30
+    total = max(total, 1)
+    ok = warm / total >= 0.5 and background / total <= 0.1
+    print("%s goal at panel %.0f,%.0f-%.0f,%.0f: wicker %.2f, background %.2f" % (
+        "ok  " if ok else "FAIL", x0, y0, x1, y1, warm / total, background / total))
+    return 0 if ok else 1
+
+
 def ids(text):
     return {int(i) for i in text.split(",") if i != ""}
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("expect", "pick-drag", "drag", "check"):
+    if len(argv) < 3 or argv[1] not in ("expect", "pick-drag", "drag", "check", "goal"):
         print(__doc__, file=sys.stderr)
         return 2
     cmd = argv[1]
     if cmd == "expect":
         expect(load_state(argv[2]), int(argv[3]))
+    elif cmd == "goal":
+        return goal(argv[2], load_state(argv[3]), int(argv[4]))
     elif cmd == "pick-drag":
         pick_drag(load_state(argv[2]), int(argv[3]))
     elif cmd == "drag":
