@@ -116,6 +116,12 @@ for b in s["bubbles"]:
         continue
     if b["kind"] == "tap":
         print(" ".join(["mousemove %d %d" % (round(x), round(y))] + ["click 1 sleep 0.15"] * b["taps"]) + " sleep 0.25")
+    elif b["kind"] == "drag":
+        # Carried into the goal basket in 10 steps and dropped there.
+        g = s["goal"]
+        gx, gy = g["x"] + g["width"] / 2, g["y"] + g["height"] / 2
+        steps = ["mousemove %d %d" % (round(x + (gx - x) * k / 10), round(y + (gy - y) * k / 10)) for k in range(1, 11)]
+        print("mousemove %d %d mousedown 1 sleep 0.03 %s sleep 0.1 mouseup 1 sleep 0.5" % (round(x), round(y), " sleep 0.03 ".join(steps)))
     else:
         # 25 mm along the arrow in 5 steps, 15 ms apart, lifted with the last step: the window
         # stamps events when the loop takes them, so a lift sent apart from the last move could
