@@ -71,7 +71,8 @@ enum LayerLoadBench {
         runtime.observe { event, _ in
             if case .game(.popped) = event { pops += 1 }
         }
-        let attached = layers ? RunCommand.attachLayers(to: runtime, settings: settings, scoreDirectory: scratch) : nil
+        let attached = layers ? RunCommand.attachLayers(to: runtime, settings: settings, scoreDirectory: scratch,
+                                                              soundsAtOnce: true) : nil
         // The sound thread opens its device first (virtual time races through the round).
         for _ in 0..<200 where (attached?.sounds).map({ $0.stats.configured == 0 }) ?? false { usleep(10_000) }
         // The recording to its end (a virtual minute at most), then the round-over screen.
@@ -84,6 +85,6 @@ enum LayerLoadBench {
         runtime.finish()
         // After the exit path stopped the sound thread: its count is final.
         let soundsStarted = attached?.sounds?.stats.starts.count ?? 0
-        return (runtime.frameTimes, pops, attached?.hooks.started ?? 0, soundsStarted)
+        return (runtime.frameTimes, pops, attached?.hooks?.started ?? 0, soundsStarted)
     }
 }
