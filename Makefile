@@ -33,7 +33,7 @@ endif
 CONFDIR     := /etc/bubble-kiosk
 DEB_STAGE   := build/deb/root
 
-.PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-systemd package-test run bench \
+.PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-sound vm-test-systemd package-test run bench \
         sounds install install-files uninstall deb clean
 
 all: build
