@@ -4,7 +4,9 @@
 # of the suite, the mirror and the package list, so changing any of them builds a new root;
 # older roots are removed then.
 #
-# usage: Tests/vm/debian-root.sh [--rebuild]
+# usage: Tests/vm/debian-root.sh [--rebuild] [--with PKG,PKG...]
+#   --with  more packages, such as the kiosk package's Depends (systemd-test.sh passes them), so
+#           the root follows the package when its dependencies change
 # Prints ROOT=/var/cache/bubble-kiosk-vm/debian-root/bookworm-<hash> on stdout (progress on
 # stderr), so callers can `eval "$(Tests/vm/debian-root.sh)"`. Treat ROOT as read-only: copy
 # it before installing anything into it.
@@ -12,18 +14,23 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 rebuild=0
-case "${1:-}" in
-    --rebuild) rebuild=1 ;;
-    "") ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) vm_die "unknown argument: $1" ;;
-esac
+with=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rebuild) rebuild=1 ;;
+        --with) [ $# -ge 2 ] || vm_die "--with needs a package list"; with=$2; shift ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        *) vm_die "unknown argument: $1" ;;
+    esac
+    shift
+done
 
 SUITE=bookworm
 # What the boot test needs besides minbase: systemd as PID 1 with udev (it loads bochs-drm for
 # the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
 # libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput.
 PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,fonts-dejavu-core,evemu-tools
+[ -n "$with" ] && PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
 # The machine's own Debian mirror, as apt uses it (deb822 first, then the one-line format).
 mirror() {

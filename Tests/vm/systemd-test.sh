@@ -48,7 +48,11 @@ kiosk=$binary_dir/usr/bin/bubble-kiosk
 
 eval "$("$VM_DIR/kernel.sh")"
 t_kernel=$(vm_elapsed "$t0")
-eval "$("$VM_DIR/debian-root.sh")"
+# The package's own Depends go into the root (first of each alternative, versions dropped), so
+# dpkg -i checks them for real and a new dependency never meets a root cached without it.
+depends=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' \
+    | grep -v '^$' | paste -sd,)
+eval "$("$VM_DIR/debian-root.sh" --with "$depends")"
 t_debootstrap=$(vm_elapsed "$t0")
 
 # --- the guest's root: a copy of the cached one, with the package installed -----------------
