@@ -16,15 +16,7 @@ work=$(mktemp -d /tmp/deb-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 max_exposure=2.0
 
-passed=0 failed=0
-check() {
-    local what=$1; shift
-    if "$@" > "$work/last.out" 2>&1; then
-        passed=$((passed + 1)); echo "ok   $what"
-    else
-        failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/       /' "$work/last.out" | head -n 30
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 field() { dpkg-deb -f "$deb" "$1"; }
 version=$(cat "$repo/VERSION")
@@ -126,5 +118,4 @@ echo "     exposure: ${exposure:-?}"
 check "systemd-analyze security: exposure ${exposure:-?} is at most $max_exposure" \
     awk -v e="${exposure:-99}" -v m="$max_exposure" 'BEGIN { exit !(e + 0 <= m + 0) }'
 
-echo "deb-test: $passed passed, $failed failed"
-[ $failed = 0 ]
+summary deb-test

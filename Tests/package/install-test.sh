@@ -14,15 +14,7 @@ keep=0
 work=$(mktemp -d /tmp/install-test.XXXXXX)
 [ $keep = 1 ] || trap 'rm -rf "$work"' EXIT
 
-passed=0 failed=0
-check() {
-    local what=$1; shift
-    if "$@" > "$work/last.out" 2>&1; then
-        passed=$((passed + 1)); echo "ok   $what"
-    else
-        failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/       /' "$work/last.out" | head -n 20
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 mk() { make -s -C "$repo" --no-print-directory "$@"; }
 has_line() { grep -qxF -- "$2" "$1"; }
 
@@ -82,5 +74,4 @@ check "PREFIX=/usr: the unit is in /lib/systemd/system, ExecStart= in /usr/bin" 
 check "PREFIX=/usr: the sysusers file is in /usr/lib/sysusers.d" test -f "$u/usr/lib/sysusers.d/bubble-kiosk.conf"
 check "PREFIX=/usr: the binary is in /usr/bin" test -x "$u/usr/bin/bubble-kiosk"
 
-echo "install-test: $passed passed, $failed failed"
-[ $failed = 0 ]
+summary install-test

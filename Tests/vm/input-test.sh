@@ -14,16 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} verbose=--quiet binary=
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --workdir) work=$2; shift 2 ;;
-        --verbose) verbose=; shift ;;
-        --binary) binary=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
+vm_test_args 2,14 "$@"
 work=$(vm_workdir "$work" input)
 src=$VM_DIR/input
 t0=$(vm_now)

@@ -43,6 +43,26 @@ vm_workdir() {
     mkdir -p "$dir" && (cd "$dir" && pwd)
 }
 
+# The options every VM test takes: sets work, verbose and binary. The first argument is the
+# line range of the script's header comment that --help prints.
+#   --workdir DIR   generated files, initramfs, serial.log (default: a new /tmp/vm-NAME.* dir)
+#   --verbose       echo the guest's serial console while it runs
+#   --binary PATH   test this bubble-kiosk (default: `make release`)
+vm_test_args() {
+    local help=$1
+    shift
+    work=${VM_WORK:-} verbose=--quiet binary=
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --workdir) [ $# -ge 2 ] || vm_die "--workdir needs a folder"; work=$2; shift 2 ;;
+            --verbose) verbose=; shift ;;
+            --binary) [ $# -ge 2 ] || vm_die "--binary needs a path"; binary=$2; shift 2 ;;
+            -h|--help) sed -n "${help}p" "$0"; exit 0 ;;
+            *) vm_die "unknown argument: $1" ;;
+        esac
+    done
+}
+
 # vm_test_files FILE...: appends "--file FILE:/test/NAME" for each to the array VM_FILES, for
 # build-initramfs.sh (recordings, device descriptions and configs all go in the guest's /test).
 VM_FILES=()

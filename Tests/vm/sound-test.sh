@@ -14,16 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} verbose=--quiet binary=
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --workdir) work=$2; shift 2 ;;
-        --verbose) verbose=; shift ;;
-        --binary) binary=$2; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
+vm_test_args 2,13 "$@"
 work=$(vm_workdir "$work" sound)
 t0=$(vm_now)
 vm_need_pkgs python3 alsa-utils
@@ -87,10 +78,15 @@ for line in open(d + '/gestures.jsonl'):
             break
 PY
 
+# The default sounds where the package installs them (make install: generate-sounds), so `auto`
+# decodes files as on a kiosk instead of synthesising them under emulation.
+mkdir -p "$gen/installed-sounds"
+"$binary" generate-sounds "$gen/installed-sounds" > /dev/null
+
 vm_test_files "$gen/round.evemu" "$gen/sounds.conf" "$gen/busy.conf" "$gen/start.wav" "$gen/pop.wav"
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$VM_DIR/sound/scenario.sh" \
     --binary "$binary" --binary "$(command -v arecord)" --binary "$(command -v aplay)" \
-    --file /usr/share/alsa:/usr/share/alsa --module snd-aloop "${VM_FILES[@]}"
+    --file /usr/share/alsa:/usr/share/alsa --file "$gen/installed-sounds:/usr/share/bubble-kiosk/sounds" --module snd-aloop "${VM_FILES[@]}"
 vm_boot "$work/initrd.gz" "$work/out" 300 $verbose
 
 # --- assertions ------------------------------------------------------------------------------

@@ -110,7 +110,9 @@ public struct SceneBuilder: Sendable {
         let b = game.button
         let buttons = game.modeButtons
         let hint = buttons.count > 1 ? "Choose how to play."
-            : buttons[0].mode == .joystick ? "Steer the catcher with the joystick." : "Tap the numbers. Swipe the arrows."
+            : buttons[0].mode == .joystick ? "Steer the catcher with the joystick."
+            : game.settings.game.dragShare > 0 ? "Tap the numbers. Swipe the arrows. Drag to the basket."
+            : "Tap the numbers. Swipe the arrows."
         var items = [
             text("title", "Bubble Pop", at: Vector2(width / 2, b.y - field.px(28)), mm: 16),
             text("hint", hint, at: Vector2(width / 2, b.y - field.px(12)), mm: 6,
