@@ -15,10 +15,10 @@ show cards /proc/asound/cards
 # 1: a round played live. The capture side opens first and fixes the cable's format
 # (S16_LE, stereo, 48 kHz: the kiosk's), so both ends match.
 step live
-arecord -q -D hw:Loopback,1,0 -f S16_LE -c 2 -r 48000 -t raw -d 12 /tmp/rec.raw > /tmp/arecord.log 2>&1 &
+arecord -q -D hw:Loopback,1,0 -f S16_LE -c 2 -r 48000 -t raw -d 14 /tmp/rec.raw > /tmp/arecord.log 2>&1 &
 rec_pid=$!
 sleep 0.3
-bubble-kiosk run --display virtual:1280x800 --input replay:/test/round.evemu --seed 3 --duration 10 \
+bubble-kiosk run --display virtual:1280x800 --input replay:/test/round.evemu --seed 3 --duration 12 \
     --config /test/sounds.conf > /tmp/live.log 2>&1
 say EXIT "live rc=$?"
 show live /tmp/live.log
