@@ -312,6 +312,38 @@ enum Painter {
         cairo_fill(cr)
     }
 
+    /// Lines through the points in frame coordinates, round caps and joins.
+    static func polyline(_ cr: OpaquePointer, _ l: PolylineShape) {
+        guard let first = l.points.first, l.width > 0 else { return }
+        cairo_new_path(cr)
+        cairo_move_to(cr, first.x, first.y)
+        // One point: a zero-length segment, which a round cap draws as a dot.
+        if l.points.count == 1 { cairo_line_to(cr, first.x, first.y) }
+        for p in l.points.dropFirst() { cairo_line_to(cr, p.x, p.y) }
+        if l.closed { cairo_close_path(cr) }
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+        cairo_set_line_width(cr, l.width)
+        setColor(cr, l.color)
+        cairo_stroke(cr)
+    }
+
+    /// A heatmap's cells in frame coordinates: each non-zero value a box of its ramp colour.
+    static func cells(_ cr: OpaquePointer, _ g: CellGridShape) {
+        guard g.columns > 0, g.rows > 0 else { return }
+        let w = g.rect.width / Double(g.columns), h = g.rect.height / Double(g.rows)
+        for row in 0..<g.rows {
+            for column in 0..<g.columns {
+                let i = row * g.columns + column
+                guard i < g.values.count, g.values[i] > 0 else { continue }
+                let c = CellGridShape.rampColor(g.values[i])
+                cairo_rectangle(cr, g.rect.x + Double(column) * w, g.rect.y + Double(row) * h, w, h)
+                setColor(cr, c, alpha: g.opacity)
+                cairo_fill(cr)
+            }
+        }
+    }
+
     // MARK: Whole shapes
 
     /// Draws any shape where the scene puts it, with paths (the naive renderer, and oversize
@@ -361,6 +393,10 @@ enum Painter {
             panel(cr, p)
         case .goal(let g):
             goal(cr, g)
+        case .polyline(let l):
+            polyline(cr, l)
+        case .cells(let c):
+            cells(cr, c)
         }
     }
 

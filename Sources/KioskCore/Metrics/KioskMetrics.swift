@@ -66,10 +66,11 @@ public struct KioskMetrics: Sendable {
         case .game(.roundOver):
             if let mode = current { roundsPlayed["\(mode) finished", default: 0] += 1 }
             current = nil
-        case .game(.idleReturn):
-            if let mode = current { roundsPlayed["\(mode) abandoned", default: 0] += 1 }
+        case .game(.idleReturn), .game(.roundAbandoned):
+            // A demo given up for the touch-test screen is interrupted, like one a person took over.
+            if let mode = current { roundsPlayed[mode == "demo" ? "demo interrupted" : "\(mode) abandoned", default: 0] += 1 }
             current = nil
-        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost:
+        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest:
             break
         }
     }
