@@ -162,7 +162,7 @@ public struct TouchTestModel: Sendable {
     /// When the picture next changes by itself: a trail point expiring, a gesture fading (at
     /// the frame rate while it fades), or leaving the list; nil when nothing moves.
     public func nextChange(at time: TimeStamp, frameMS: Double = 1000.0 / 60) -> TimeStamp? {
-        var due: [TimeStamp] = trails.compactMap { $0.points.first?.time.adding(milliseconds: Self.trailMS) }
+        var due: [TimeStamp] = recentTrails(at: time).compactMap { $0.points.first?.time.adding(milliseconds: Self.trailMS) }
         for g in gestures {
             let age = time.milliseconds(since: g.time)
             if age < Self.gestureHoldMS {
