@@ -84,7 +84,9 @@ public struct TouchDownTracker: Sendable {
     public mutating func newContacts(in frame: TouchFrame) -> [TouchPoint] {
         let before = down[frame.device] ?? []
         down[frame.device] = frame.contacts.isEmpty ? nil : Set(frame.contacts.map(\.trackingID))
-        return frame.contacts.filter { !before.contains($0.trackingID) }
+        // An id twice in one frame (a confused panel) is still one finger.
+        var seen = before
+        return frame.contacts.filter { seen.insert($0.trackingID).inserted }
     }
 
     /// A device went away: its contacts are gone.
