@@ -332,8 +332,15 @@ enum Painter {
     static func cells(_ cr: OpaquePointer, _ g: CellGridShape) {
         guard g.columns > 0, g.rows > 0 else { return }
         let w = g.rect.width / Double(g.columns), h = g.rect.height / Double(g.rows)
-        for row in 0..<g.rows {
-            for column in 0..<g.columns {
+        guard w > 0, h > 0 else { return }
+        // Only the cells inside the clip: a damaged strip repaints a few cells, not all of them.
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
+        func index(_ v: Double, _ n: Int) -> Int { v.isFinite ? min(max(Int(v.rounded(.down)), 0), n) : 0 }
+        let columns = index((x0 - g.rect.x) / w, g.columns)..<index((x1 - g.rect.x) / w + 1, g.columns)
+        let rows = index((y0 - g.rect.y) / h, g.rows)..<index((y1 - g.rect.y) / h + 1, g.rows)
+        for row in rows {
+            for column in columns {
                 let i = row * g.columns + column
                 guard i < g.values.count, g.values[i] > 0 else { continue }
                 let c = CellGridShape.rampColor(g.values[i])

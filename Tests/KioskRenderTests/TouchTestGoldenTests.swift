@@ -70,18 +70,21 @@ import Testing
     }
 
     /// Damage tracking with the new shapes: drawing frame after frame of a moving finger gives the
-    /// same picture as drawing the last scene at once, so no trail or ring leaves pixels behind.
+    /// same picture as drawing the last scene at once, so no trail or ring leaves pixels behind
+    /// and the heatmap's cells repainted in damaged strips match the whole map.
     @Test func incrementalFramesMatchAFullRedraw() {
         let transform = TouchTransform(native: Self.size)
         var m = TouchTestModel(screen: Self.size, transform: transform, pxPerMM: 3, gestures: GestureSettings(), at: .zero)
+        var heatmap = TouchHeatmap()
+        for i in 0..<300 { heatmap.add(Vector2(Double((i * 97) % 800), Double((i * 61) % 480)), in: Self.size) }
         let renderer = SceneRenderer(size: Self.size)
-        var last = TouchTestScene.scene(m, at: .zero)
+        var last = TouchTestScene.scene(m, heatmap: heatmap, at: .zero)
         for i in 0...80 {
             let t = TimeStamp(milliseconds: Double(i) * 25)
             let p = Vector2(100 + Double(i) * 7, 100 + Double(i % 20) * 12)
             m.process(TouchFrame(time: t, contacts: i < 70 ? [TouchPoint(slot: 0, trackingID: 1, position: p)] : []))
             m.advance(to: t)
-            last = TouchTestScene.scene(m, at: t)
+            last = TouchTestScene.scene(m, heatmap: heatmap, at: t)
             renderer.render(last)
         }
         let full = Self.render(last)
