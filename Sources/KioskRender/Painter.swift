@@ -336,9 +336,10 @@ enum Painter {
         // Only the cells inside the clip: a damaged strip repaints a few cells, not all of them.
         var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
         cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
-        func index(_ v: Double, _ n: Int) -> Int { v.isFinite ? min(max(Int(v.rounded(.down)), 0), n) : 0 }
-        let columns = index((x0 - g.rect.x) / w, g.columns)..<index((x1 - g.rect.x) / w + 1, g.columns)
-        let rows = index((y0 - g.rect.y) / h, g.rows)..<index((y1 - g.rect.y) / h + 1, g.rows)
+        func index(_ v: Double, _ n: Int) -> Int { v.isNaN ? 0 : Int(min(max(v, 0), Double(n)).rounded(.down)) }
+        let c0 = index((x0 - g.rect.x) / w, g.columns), r0 = index((y0 - g.rect.y) / h, g.rows)
+        let columns = c0..<max(c0, index((x1 - g.rect.x) / w + 1, g.columns))
+        let rows = r0..<max(r0, index((y1 - g.rect.y) / h + 1, g.rows))
         for row in rows {
             for column in columns {
                 let i = row * g.columns + column
