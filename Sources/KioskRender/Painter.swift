@@ -314,7 +314,9 @@ enum Painter {
 
     /// Lines through the points in frame coordinates, round caps and joins.
     static func polyline(_ cr: OpaquePointer, _ l: PolylineShape) {
-        guard let first = l.points.first, l.width > 0 else { return }
+        // A non-finite coordinate would put the context into a lasting error state.
+        guard let first = l.points.first, l.width > 0,
+              l.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return }
         cairo_new_path(cr)
         cairo_move_to(cr, first.x, first.y)
         // One point: a zero-length segment, which a round cap draws as a dot.
