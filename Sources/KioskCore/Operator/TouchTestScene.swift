@@ -164,7 +164,7 @@ public enum TouchTestScene {
             var lines = ["Touch test: touch anywhere" + (timeoutS.map { "; closes after \(Int($0.rounded())) s without a touch" } ?? ""),
                          "game \(m.screen)  panel \(native)  rotation \(m.transform.rotation)°  \(density) px/mm  "
                              + "grid \(Int(TouchTestScene.gridMM)) mm  edge margin \(Int((m.edgeMargin / m.pxPerMM).rounded())) mm"]
-            if !m.transform.isIdentity && m.transform.calibration != TouchTransform.identityMatrix {
+            if m.transform.calibration != TouchTransform.identityMatrix {
                 lines.append("calibration " + m.transform.calibration.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: " "))
             }
             lines += m.devices.isEmpty ? ["no touchscreen"] : m.devices.map(\.summary)
