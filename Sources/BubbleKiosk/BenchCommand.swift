@@ -15,8 +15,8 @@ struct BenchCommand: KioskCommand {
         Renders a fixed scene (default 1920x1080, 40 bubbles, 300 frames a case, seed 1) on this
         thread and prints median and 95th-percentile CPU milliseconds per frame for: a full redraw,
         an animated frame (bubbles popping, particles flying, a finger dragging), an idle frame,
-        the naive cairo renderer, and one full-frame memcpy; plus damage bytes per frame and
-        peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
+        the naive cairo renderer, one full-frame memcpy, and a frame of the touch-test screen with
+        two fingers moving; plus damage bytes per frame and peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
         through the sound thread and ALSA DEVICE (default null: no card needed; use the kiosk's
         [sounds] device on a kiosk): event to first sample written, the device's delay, and both.
         Last, a recorded round through the runtime twice, bare and with sounds, hooks, score
@@ -125,6 +125,7 @@ struct Benchmark {
         report.peakRSSMB = Self.peakRSSMegabytes()
         // After the RSS reading: it needs a renderer and a display of its own.
         report.inputLatency = try InputLatencyBench.measure(size: size, frames: frames, seed: 1)
+        report.touchTest = TouchTestBench.measure(size: size, frames: frames)
         return report
     }
 
@@ -292,6 +293,8 @@ struct BenchReport {
     var memcpy = Timing()
     /// Wall-clock time from a touch frame to the virtual display showing it (no vblank wait).
     var inputLatency = Timing()
+    /// A frame of the touch-test screen with two fingers moving.
+    var touchTest = Timing()
     var damageBytesPerFrame = 0.0
     var damageRectsPerFrame = 0.0
     var spritesRenderedPerFrame = 0.0
@@ -330,6 +333,7 @@ struct BenchReport {
             ("frame_bare_ms", layers.bare.json), ("frame_with_layers_ms", layers.layered.json),
             ("layers_frames", .int(layers.frames)), ("layers_pops", .int(layers.pops)),
             ("layers_hooks_started", .int(layers.hooksStarted)), ("layers_sounds_started", .int(layers.soundsStarted)),
+            ("touch_test_ms", touchTest.json),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -342,6 +346,7 @@ struct BenchReport {
         out += row("full redraw", fullRedraw) + row("animated frame", animated) + row("idle frame", idle)
         out += row("naive cairo redraw", naive) + row("memcpy of one frame", memcpy)
         out += row("input to screen (wall)", inputLatency)
+        out += row("touch-test screen frame", touchTest)
         if sound.opened {
             out += row("sound: event to write", sound.eventToWrite) + row("sound: device delay", sound.deviceDelay)
             out += row("sound: event to heard", sound.eventToSound)

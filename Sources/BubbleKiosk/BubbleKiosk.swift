@@ -20,6 +20,7 @@ public struct BubbleKiosk {
           devices                                           list DRM cards, connectors, framebuffers and input devices
           scores [--mode M] [--json] [--reset]              print or clear the high-score table
           stats [--since YYYY-MM-DD] [--json]               rounds per day and hour, medians, finished and abandoned
+          touch-heatmap --out FILE.png [--days N]           draw where touches landed, from the play statistics
 
         Run `bubble-kiosk COMMAND --help` for a command's options.
         """
@@ -47,6 +48,7 @@ public struct BubbleKiosk {
         case "generate-sounds": code = run(GenerateSoundsCommand.self, rest)
         case "scores": code = run(ScoresCommand.self, rest)
         case "stats": code = run(StatsCommand.self, rest)
+        case "touch-heatmap": code = run(TouchHeatmapCommand.self, rest)
         case "score-writer-test": code = run(ScoreWriterTestCommand.self, rest)
         default:
             Console.errorLine("bubble-kiosk: unknown command '\(echoed(command))'")

@@ -12,7 +12,7 @@ struct RunCommand: KioskCommand {
                                 [--connector NAME] [--mode WxH[@Hz]] [--input evdev[:PATH]|none|replay:FILE]
                                 [--grab] [--config F] [--screenshot PATH]
                                 [--screenshot-every SECONDS PATH] [--status] [--attract]
-                                [--duration SECONDS] [--seed N] [--stats] [--state-dir DIR]
+                                [--duration SECONDS] [--seed N] [--stats] [--state-dir DIR] [--touch-test]
                                 [--display window[:WxH] [--fullscreen]]  (bubble-kiosk-desktop)
         Runs the kiosk. --display drm (the default) shows it full screen through KMS on the first
         /dev/dri/card* with a connected screen (or CARD, or the card with --connector NAME such as
@@ -29,6 +29,9 @@ struct RunCommand: KioskCommand {
         the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless
         [operator] screenshot_path says otherwise ($STATE_DIRECTORY under systemd), and where
         scores.db keeps high scores and play statistics (default /var/lib/bubble-kiosk).
+        --touch-test opens the touch-test screen at start (every contact with its device, slot, id,
+        positions and pressure, trails, gestures, devices, a grid); it closes after [operator]
+        touch_test_timeout_s without a touch, or by the operator gesture.
         bubble-kiosk-desktop adds --display window (its default): a desktop window (default
         1280x800, or --fullscreen) played with the mouse (Shift-click parks a second finger) or touch.
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
@@ -53,7 +56,7 @@ struct RunCommand: KioskCommand {
         }
         let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed",
                                                          "drm-device", "connector", "mode", "state-dir"],
-                                 flags: ["status", "attract", "stats", "grab", "fullscreen"])
+                                 flags: ["status", "attract", "stats", "grab", "fullscreen", "touch-test"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var duration: Double?
         if let d = args.value("duration") {
@@ -102,6 +105,7 @@ struct RunCommand: KioskCommand {
         options.duration = duration
         options.seed = seed
         options.stats = args.has("stats")
+        options.touchTest = args.has("touch-test")
         options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
         // Only DRM can give the screen up: fbdev would keep drawing over the other VT.
         let console = display is DRMDisplay ? try openConsole(loop) : nil

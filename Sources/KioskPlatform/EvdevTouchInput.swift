@@ -88,6 +88,12 @@ public final class EvdevTouchInput: TouchInput {
         members.sorted { $0.index < $1.index }.map { ($0.index, $0.node, $0.device.info.name) }
     }
 
+    public var touchDevices: [TouchTestDevice] {
+        members.sorted { $0.index < $1.index }.map {
+            TouchTestDevice(index: $0.index, name: $0.device.info.name, path: $0.node, info: $0.device.info)
+        }
+    }
+
     public func start(loop: EventLoop, deliver: @escaping (TouchFrame) -> Void,
                       lost: @escaping (Int, TimeStamp) -> Void) throws {
         self.loop = loop

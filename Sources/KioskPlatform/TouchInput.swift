@@ -14,10 +14,13 @@ public protocol TouchInput: AnyObject {
     func advance(to now: TimeStamp)
     /// Touchscreens in use, for inputs that look for devices (evdev); nil for the others.
     var deviceCount: Int? { get }
+    /// The devices in use with their names and axis ranges (the touch-test screen lists them).
+    var touchDevices: [TouchTestDevice] { get }
 }
 
 extension TouchInput {
     public var deviceCount: Int? { nil }
+    public var touchDevices: [TouchTestDevice] { [] }
 }
 
 /// No touch input at all: the attract demo plays by itself.
@@ -51,6 +54,10 @@ public final class ReplayTouchInput: TouchInput {
     }
 
     public var isFinished: Bool { peek() == nil }
+
+    public var touchDevices: [TouchTestDevice] {
+        [TouchTestDevice(index: 0, name: reader.header.device.name, path: name, info: reader.header.device)]
+    }
 
     public func start(loop: EventLoop, deliver: @escaping (TouchFrame) -> Void, lost: @escaping (Int, TimeStamp) -> Void) {
         self.deliver = deliver

@@ -128,8 +128,9 @@ public final class SceneRenderer {
             blit(sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), clip: clip, opacity: 1)
         case .panel(let p):
             drawPanel(p, clip: clip)
-        case .goal:
-            // Drawn rarely (when something over it changes): paths, no sprite.
+        case .goal, .polyline, .cells:
+            // Drawn rarely (when something over them changes), or different every time (a
+            // trail): paths, no sprite.
             drawWithPaths(shape, within: clip)
         }
     }

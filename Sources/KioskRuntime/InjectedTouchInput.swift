@@ -8,6 +8,9 @@ public final class InjectedTouchInput: TouchInput {
     private var deliver: ((TouchFrame) -> Void)?
     private var lost: ((Int, TimeStamp) -> Void)?
 
+    /// What the touch-test screen lists (tests set it).
+    public var touchDevices: [TouchTestDevice] = []
+
     public init(name: String = "injected") { self.name = name }
 
     public func start(loop: EventLoop, deliver: @escaping (TouchFrame) -> Void, lost: @escaping (Int, TimeStamp) -> Void) {

@@ -12,6 +12,7 @@ extension KioskRuntime {
         case .switchedAway: return "VT switched away"
         case .showing: break
         }
+        if isTouchTestOpen { return "touch test" }
         if input.deviceCount == 0 { return "waiting for a touchscreen" }
         let game = session.game
         switch game.screen {
@@ -34,12 +35,13 @@ extension KioskRuntime {
     /// The `--status` line.
     public func statusLine(_ now: TimeStamp) -> String {
         let game = session.game
-        let screen: String
+        var screen: String
         switch game.screen {
         case .start: screen = "start"
         case .playing(let demo): screen = demo ? "demo" : "playing"
         case .roundOver: screen = "round-over"
         }
+        if isTouchTestOpen { screen = "touch-test" }
         let round = game.round
         let live = round?.remaining ?? 0
         let total = round?.bubbles.count ?? 0

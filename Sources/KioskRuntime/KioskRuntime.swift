@@ -30,6 +30,8 @@ public final class KioskRuntime {
         public var stats = false
         /// Where SIGUSR1 screenshots go by default (systemd's StateDirectory, or --state-dir).
         public var stateDirectory: String?
+        /// Open the touch-test screen at start (`run --touch-test`).
+        public var touchTest = false
         /// Shortest time between frames: 60 a second. Some drivers (bochs-drm) report page flips
         /// at once rather than at vblank, and drawing on every flip event would spin.
         public var frameIntervalMS = 1000.0 / 60
@@ -78,6 +80,8 @@ public final class KioskRuntime {
     var lastScene: Scene?
     var presentFailures = RateLimitedLog()
     var lastScreen: KioskGame.Screen
+    /// The touch-test screen and the heatmap since start (`KioskRuntime+TouchTest.swift`).
+    let touchTest = TouchTestState()
 
     /// Whether the kiosk may draw: the VT can be switched away and DRM master lost.
     public enum DisplayState: Equatable, Sendable {
@@ -206,8 +210,9 @@ public final class KioskRuntime {
             loop.add(fd: fd, name: display.name) { [unowned self] in display.handleEvents() }
         }
         try input.start(loop: loop, deliver: { [unowned self] raw in
-            deliver(touchTransform.apply(raw))
+            deliver(touchTransform.apply(raw), panel: raw)
         }, lost: { [unowned self] device, time in
+            touchTestDeviceLost(device, at: time)
             emit(session.cancel(device: device, at: time), at: time)
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
@@ -218,13 +223,16 @@ public final class KioskRuntime {
             latencies.add(shownAt.milliseconds(since: input))
         }
         if options.attractNow { emit(session.startDemo(at: started), at: started) }
+        if options.touchTest { openTouchTest(at: started) }
         loop.onIteration = { [unowned self] now in update(now) }
     }
 
     // MARK: input and events
 
-    func deliver(_ frame: TouchFrame) {
+    /// - Parameter panel: the frame as the panel sent it, before `touchTransform`.
+    func deliver(_ frame: TouchFrame, panel: TouchFrame? = nil) {
         if unshownInput == nil { unshownInput = frame.time }
+        guard let frame = touchTestFilter(frame, panel: panel) else { return }
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
         emit(events, at: frame.time)
@@ -249,15 +257,15 @@ public final class KioskRuntime {
     /// One iteration's work: input due, time passing, drawing; then the timers for what is next.
     func update(_ now: TimeStamp) {
         input.advance(to: now)
-        emit(session.advance(to: now), at: now)
+        if !advanceTouchTest(to: now) { emit(session.advance(to: now), at: now) }
         var waitingFrame: TimeStamp?
         if displayState == .showing {
             waitingFrame = draw(now)
         }
         reportStatus()
-        loop.arm(sessionTimer, at: session.nextDeadline)
+        loop.arm(sessionTimer, at: isTouchTestOpen ? nil : session.nextDeadline)
         loop.arm(inputTimer, at: input.nextDeadline)
-        let animation = displayState == .showing ? builder.nextChange(session.game, at: now) : nil
+        let animation = displayState == .showing ? nextPictureChange(at: now) : nil
         loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
     }
 
@@ -269,7 +277,7 @@ public final class KioskRuntime {
         }
         // A millisecond early is on time: timers and flips do not land to the microsecond.
         let due = lastFrameAt.map { $0.adding(milliseconds: max(0, options.frameIntervalMS - 1)) } ?? now
-        let scene = builder.scene(session, at: now)
+        let scene = touchTestScene(at: now) ?? builder.scene(session, at: now)
         guard now >= due else { return scene != lastScene ? due : nil }
         let renderStart = EventLoop.now()
         let damage = renderer.render(scene)

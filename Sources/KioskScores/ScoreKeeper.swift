@@ -59,6 +59,8 @@ public final class ScoreKeeper {
         let keeper = ScoreKeeper(runtime: runtime, writer: writer, wallClock: wallClock)
         keeper.writer.results.attach(to: runtime.loop, name: "score results") { [unowned keeper] in keeper.handle($0) }
         runtime.observe { [unowned keeper] event, time in keeper.follow(event, at: time) }
+        // The touch heatmap's batches go through the same writer; its last batch before the stop.
+        TouchRecorder.attach(to: runtime, writer: writer, wallClock: wallClock)
         runtime.observeExit { [keeper] in keeper.stop() }
         return keeper
     }
@@ -85,7 +87,7 @@ public final class ScoreKeeper {
         case .game(.roundOver(let score)):
             current?.score = score
             close(as: .finished, at: time)
-        case .game(.idleReturn):
+        case .game(.idleReturn), .game(.roundAbandoned):
             close(as: .abandoned, at: time)
         case .game:
             snapshotScore()

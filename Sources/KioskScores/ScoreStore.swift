@@ -41,7 +41,8 @@ public struct HighScoreEntry: Equatable, Sendable {
 /// cut at any moment leaves a database that opens (see the README).
 public final class ScoreStore {
     public static let fileName = "scores.db"
-    public static let schemaVersion: Int64 = 1
+    /// 2 added `touch_cells` (the touch heatmap).
+    public static let schemaVersion: Int64 = 2
 
     public let path: String
     let db: SQLiteDatabase
@@ -147,6 +148,13 @@ public final class ScoreStore {
             );
             CREATE INDEX IF NOT EXISTS rounds_by_score ON rounds (mode, score DESC) WHERE ranked = 1;
             CREATE INDEX IF NOT EXISTS rounds_by_start ON rounds (started_ms);
+            CREATE TABLE IF NOT EXISTS touch_cells (
+                day TEXT NOT NULL,
+                col INTEGER NOT NULL,
+                row INTEGER NOT NULL,
+                touches INTEGER NOT NULL,
+                PRIMARY KEY (day, col, row)
+            ) WITHOUT ROWID;
             CREATE VIEW IF NOT EXISTS high_scores AS
                 SELECT mode, ROW_NUMBER() OVER (PARTITION BY mode ORDER BY score DESC, id) AS rank,
                        score, id AS round_id, started_ms, duration_ms, popped

@@ -8,6 +8,8 @@ public enum ScoreRequest: Sendable {
     case record(RoundRecord, roundStart: TimeStamp, tableSize: Int, rows: Int)
     /// Read the high-score lists again (the start screen came back: maybe a new day).
     case refresh(rows: Int)
+    /// Add a batch of touch-downs to the touch heatmap of the day `wallMS` falls on.
+    case touches(TouchHeatmap, wallMS: Int64)
     /// Finish what is queued, close the database and end the thread.
     case stop
 }
@@ -92,6 +94,18 @@ public final class ScoreWriter {
                 case .refresh(let rows):
                     if store == nil { open() }
                     board(rows)
+                case .touches(let batch, let wallMS):
+                    if store == nil { open() }
+                    guard let s = store else { continue }
+                    do {
+                        try s.addTouches(batch, wallMS: wallMS)
+                    } catch {
+                        if !failing {
+                            let why = error.isFull ? "the disk is full" : "\(error)"
+                            results.post(.log(.error, "scores: cannot save the touch heatmap (\(why)); the game goes on without saving"))
+                        }
+                        failing = true
+                    }
                 case .record(let record, let start, let tableSize, let rows):
                     if store == nil { open() }
                     guard let s = store else { continue }

@@ -91,6 +91,8 @@ extension ConfigSchema {
         ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
                       + "auto: screenshot.png in the state directory, else the working directory"),
+        ConfigKey("operator", "touch_test_timeout_s", .double(\.operator.touchTestTimeoutS, 5...3600),
+                  "The touch-test screen closes after this many seconds without a touch"),
 
         ConfigKey("metrics", "textfile", .path(\.metrics.textfile),
                   "Fleet metrics for node_exporter's textfile collector, such as /var/lib/prometheus/node-exporter/bubble-kiosk.prom; auto: off"),

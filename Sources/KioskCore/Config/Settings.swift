@@ -178,6 +178,8 @@ public struct OperatorSettings: Equatable, Sendable {
     /// Where SIGUSR1 writes a screenshot; nil: `screenshot.png` in the state directory when one
     /// is set, else in the working directory.
     public var screenshotPath: String? = nil
+    /// The touch-test screen closes after this many seconds without a touch.
+    public var touchTestTimeoutS = 60.0
 
     public init() {}
 }

@@ -15,4 +15,6 @@ public enum KioskEvent: Equatable, Sendable {
     /// Touchscreen `device` went away; `remaining` are still in use (nil when the input does
     /// not count devices).
     case touchscreenLost(device: Int, remaining: Int?)
+    /// The touch-test screen opened or closed (`KioskRuntime.openTouchTest`).
+    case touchTest(open: Bool)
 }

@@ -170,6 +170,16 @@ public struct KioskGame: Sendable {
         return events
     }
 
+    /// Back to the start screen now, whatever it shows (the touch-test screen opens or
+    /// closes): a round in play is given up (`roundAbandoned`), and the start screen's own
+    /// timeout (the demo) counts from now.
+    public mutating func returnToStart(at time: TimeStamp) -> [GameEvent] {
+        let playing = if case .playing = screen { true } else { false }
+        if screen != .start { round = nil }
+        setScreen(.start, at: time)
+        return playing ? [.roundAbandoned] : []
+    }
+
     /// When `advance` next has something to do without input.
     public var nextDeadline: TimeStamp? {
         switch screen {

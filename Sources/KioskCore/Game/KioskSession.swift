@@ -56,6 +56,15 @@ public struct KioskSession: Sendable {
         return events
     }
 
+    /// Back to the start screen (see `KioskGame.returnToStart`): the demo stops and every
+    /// contact is forgotten without a gesture, so a finger still down does nothing until it lifts.
+    public mutating func returnToStart(at time: TimeStamp) -> [GameEvent] {
+        demo = nil
+        contacts = [:]
+        recognizer = GestureRecognizer(thresholds: recognizer.thresholds, screen: recognizer.screen)
+        return game.returnToStart(at: time)
+    }
+
     /// Lets time pass: ghost frames, long presses, timed rounds, timeouts.
     public mutating func advance(to time: TimeStamp) -> [GameEvent] {
         var events: [GameEvent] = []

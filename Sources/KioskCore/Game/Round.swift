@@ -17,6 +17,8 @@ public enum GameEvent: Equatable, Sendable {
     case roundStarted(demo: Bool)
     /// Nobody touched the screen for the idle timeout: back to the start screen.
     case idleReturn
+    /// The round in play was given up for the touch-test screen: back to the start screen.
+    case roundAbandoned
 }
 
 /// One round of play: the bubbles, the rules that pop them, score and time.

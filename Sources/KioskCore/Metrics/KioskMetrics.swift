@@ -34,8 +34,8 @@ public struct KioskMetrics: Sendable {
     /// Kinds of the current round's bubbles by id, noted when they appear (a demo's round is gone
     /// by the time its last pop is told).
     private var kinds: [Int: String] = [:]
-    /// Tracking ids down in each device's last frame: a new id is a new contact.
-    private var down: [Int: Set<Int>] = [:]
+    /// Tells new contacts: a tracking id not down in the device's last frame.
+    private var downs = TouchDownTracker()
 
     public init(startTime: Double) {
         self.startTime = startTime
@@ -46,10 +46,7 @@ public struct KioskMetrics: Sendable {
     public mutating func note(_ event: KioskEvent, round: Round?, wallClock: Double) {
         switch event {
         case .touch(let frame):
-            let ids = Set(frame.contacts.map(\.trackingID))
-            let before = down[frame.device] ?? []
-            touches += ids.subtracting(before).count
-            down[frame.device] = ids
+            touches += downs.newContacts(in: frame).count
             if !frame.contacts.isEmpty { lastTouch = wallClock }
         case .game(.roundStarted(let demo)):
             if current == "demo" { roundsPlayed["demo interrupted", default: 0] += 1 }
@@ -66,10 +63,11 @@ public struct KioskMetrics: Sendable {
         case .game(.roundOver):
             if let mode = current { roundsPlayed["\(mode) finished", default: 0] += 1 }
             current = nil
-        case .game(.idleReturn):
-            if let mode = current { roundsPlayed["\(mode) abandoned", default: 0] += 1 }
+        case .game(.idleReturn), .game(.roundAbandoned):
+            // A demo given up for the touch-test screen is interrupted, like one a person took over.
+            if let mode = current { roundsPlayed[mode == "demo" ? "demo interrupted" : "\(mode) abandoned", default: 0] += 1 }
             current = nil
-        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost:
+        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest:
             break
         }
     }

@@ -61,6 +61,10 @@ public enum SceneShape: Equatable, Sendable {
     case panel(PanelShape)
     /// The basket drag bubbles are dropped into.
     case goal(GoalShape)
+    /// Lines through points (the touch-test screen's trails, grid and arrows).
+    case polyline(PolylineShape)
+    /// A heatmap's cells.
+    case cells(CellGridShape)
 
     /// Conservative pixel bounds; the renderer never draws an item outside them.
     public var bounds: PixelRect {
@@ -72,6 +76,8 @@ public enum SceneShape: Equatable, Sendable {
         case .text(let s): s.bounds
         case .panel(let s): s.bounds
         case .goal(let s): s.bounds
+        case .polyline(let s): s.bounds
+        case .cells(let s): s.bounds
         }
     }
 }

@@ -28,7 +28,7 @@ public struct SceneBuilder: Sendable {
                                             start: time, generator: &rng, pxPerMM: field.pxPerMM,
                                             startRadius: b.radius * 0.8))
                 nextSprayID += 1
-            case .roundStarted, .idleReturn:
+            case .roundStarted, .idleReturn, .roundAbandoned:
                 pops.removeAll()
                 sprays.removeAll()
             default:

@@ -37,7 +37,7 @@ public struct SoundCues: Sendable {
             return .pop
         case .roundOver:
             return inDemo ? nil : .roundOver
-        case .idleReturn:
+        case .idleReturn, .roundAbandoned:
             inDemo = false
             return nil
         case .tapped, .wrongDirection, .missed, .spawned:

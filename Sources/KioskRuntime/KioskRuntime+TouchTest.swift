@@ -1,0 +1,129 @@
+import KioskCore
+import KioskPlatform
+
+/// The touch-test screen's state in the runtime, and the heatmap of touches since start.
+final class TouchTestState {
+    /// The screen while it is open.
+    var model: TouchTestModel?
+    /// Touch-downs of play since start (the touch test's own touches are not play).
+    var heatmap = TouchHeatmap()
+    var downs = TouchDownTracker()
+    /// Wakes the loop for the timeout and for long presses on the screen.
+    var timer: EventLoop.TimerID?
+    /// Devices whose next frame the game gets as a resync: fingers down when the screen closed
+    /// (the five that closed it) must not tap the start screen when they lift.
+    var resyncing: Set<Int> = []
+}
+
+/// The touch-test screen (issue 11): an installer sees every contact with its device, slot,
+/// tracking id, game and panel position and pressure, trails, the recognised gestures, the
+/// devices and a grid with the edge margin, so it shows at once whether touch lines up with the
+/// picture. While it is open touches go to it and not to the game; the round in play is given up
+/// to the start screen when it opens. It closes by the same operator gesture, or after
+/// `[operator] touch_test_timeout_s` without a touch.
+extension KioskRuntime {
+    /// Whether the touch-test screen is showing.
+    public var isTouchTestOpen: Bool { touchTest.model != nil }
+
+    /// The touch-test screen as it is (tests; nil when closed).
+    public var touchTestModel: TouchTestModel? { touchTest.model }
+
+    /// Touch-downs of play since start, per cell (the touch-test screen's heatmap layer).
+    public var touchHeatmap: TouchHeatmap { touchTest.heatmap }
+
+    /// Opens the touch-test screen (nothing when it is open): the round in play is abandoned to
+    /// the start screen, and touch frames go to the screen until it closes.
+    public func openTouchTest(at time: TimeStamp) {
+        guard touchTest.model == nil else { return }
+        emit(session.returnToStart(at: time), at: time)
+        var model = TouchTestModel(screen: display.size, transform: touchTransform, pxPerMM: session.game.field.pxPerMM,
+                                   gestures: settings.gestures, at: time)
+        model.devices = input.touchDevices
+        touchTest.model = model
+        touchTest.resyncing = []
+        if touchTest.timer == nil { touchTest.timer = loop.addTimer("touch-test") }
+        log(.notice, "touch test open (closes after \(Int(settings.operator.touchTestTimeoutS.rounded())) s without a touch)")
+        notify(.touchTest(open: true), at: time)
+        armTouchTestTimer()
+    }
+
+    /// Closes the touch-test screen (nothing when it is closed) and shows the start screen.
+    public func closeTouchTest(at time: TimeStamp, reason: String = "closed") {
+        guard let model = touchTest.model else { return }
+        touchTest.model = nil
+        touchTest.resyncing = Set(model.contacts.map(\.device))
+        if let timer = touchTest.timer { loop.arm(timer, at: nil) }
+        // The start screen's demo waits its usual time from now.
+        emit(session.returnToStart(at: time), at: time)
+        log(.notice, "touch test \(reason)")
+        notify(.touchTest(open: false), at: time)
+    }
+
+    /// Opens the screen when it is closed, closes it when it is open (the operator gesture).
+    public func toggleTouchTest(at time: TimeStamp) {
+        if isTouchTestOpen { closeTouchTest(at: time) } else { openTouchTest(at: time) }
+    }
+
+    /// Marks a contact stuck on the touch-test screen (the stuck-touch filter's finding).
+    public func markTouchTestStuck(device: Int, trackingID: Int) {
+        touchTest.model?.markStuck(device: device, trackingID: trackingID)
+    }
+
+    /// Called first in `deliver` with the frame in game coordinates and as the panel sent it:
+    /// nil when the touch-test screen took the frame, else the frame for the game (counted in
+    /// the heatmap; a resync after the screen closed).
+    func touchTestFilter(_ frame: TouchFrame, panel: TouchFrame?) -> TouchFrame? {
+        if var model = touchTest.model {
+            model.devices = input.touchDevices
+            model.process(frame, panel: panel)
+            touchTest.model = model
+            armTouchTestTimer()
+            return nil
+        }
+        for p in touchTest.downs.newContacts(in: frame) { touchTest.heatmap.add(p.position, in: display.size) }
+        guard touchTest.resyncing.remove(frame.device) != nil else { return frame }
+        var f = frame
+        f.resync = true
+        return f
+    }
+
+    /// A touchscreen went away: its contacts leave the screen.
+    func touchTestDeviceLost(_ device: Int, at time: TimeStamp) {
+        touchTest.downs.forget(device: device)
+        touchTest.model?.cancel(device: device, at: time)
+        touchTest.model?.devices = input.touchDevices
+    }
+
+    /// Lets time pass on the screen; false when it is closed (the game's time passes instead).
+    /// Closes it when nobody touched it for the timeout.
+    func advanceTouchTest(to now: TimeStamp) -> Bool {
+        guard var model = touchTest.model else { return false }
+        if now >= model.lastTouch.adding(milliseconds: settings.operator.touchTestTimeoutS * 1000) {
+            closeTouchTest(at: now, reason: "closed: no touch for \(Int(settings.operator.touchTestTimeoutS.rounded())) s")
+            return false
+        }
+        model.advance(to: now)
+        touchTest.model = model
+        armTouchTestTimer()
+        return true
+    }
+
+    /// The touch-test screen's scene, or nil when it is closed.
+    func touchTestScene(at now: TimeStamp) -> Scene? {
+        touchTest.model.map {
+            TouchTestScene.scene($0, heatmap: touchTest.heatmap, timeoutS: settings.operator.touchTestTimeoutS, at: now)
+        }
+    }
+
+    /// When the picture next changes by itself: the touch-test screen's, else the game's.
+    func nextPictureChange(at now: TimeStamp) -> TimeStamp? {
+        if let model = touchTest.model { return model.nextChange(at: now) }
+        return builder.nextChange(session.game, at: now)
+    }
+
+    private func armTouchTestTimer() {
+        guard let timer = touchTest.timer, let model = touchTest.model else { return }
+        let timeout = model.lastTouch.adding(milliseconds: settings.operator.touchTestTimeoutS * 1000)
+        loop.arm(timer, at: [timeout, model.nextDeadline].compactMap { $0 }.min())
+    }
+}
