@@ -15,4 +15,9 @@ public enum KioskEvent: Equatable, Sendable {
     /// Touchscreen `device` went away; `remaining` are still in use (nil when the input does
     /// not count devices).
     case touchscreenLost(device: Int, remaining: Int?)
+    /// A contact stayed still past `[input] stuck_after_s` and is out of the game until it lifts.
+    case stuckTouch(StuckTouch)
+    /// An operator gesture fired: the touch-test screen asked for, or the reset (the kiosk
+    /// stops with `ExitStatus.operatorReset` once its observers have seen it).
+    case operatorGesture(OperatorGesture)
 }
