@@ -95,11 +95,9 @@ extension ConfigSchema {
         ConfigKey("operator", "screenshot_path", .path(\.operator.screenshotPath),
                   "Where SIGUSR1 (systemctl kill -s USR1 bubble-kiosk) writes a PNG of the screen; "
                       + "auto: screenshot.png in the state directory, else the working directory"),
-        ConfigKey("operator", "touch_test_gesture", .text(\.operator.touchTestGesture, expects: OperatorSettings.touchTestExpectation,
-                                                           check: OperatorSettings.touchTestProblem),
+        ConfigKey("operator", "touch_test_gesture", .keyword(\.operator.touchTestGesture, TouchTestGestureSetting.allCases.map(\.rawValue)),
                   "Opens and closes the touch-test screen: five-finger-hold (five fingers held still 3 s), opposite-corners (long presses in two opposite corners at once), both, off"),
-        ConfigKey("operator", "reset_gesture", .text(\.operator.resetGesture, expects: OperatorSettings.resetExpectation,
-                                                      check: OperatorSettings.resetProblem),
+        ConfigKey("operator", "reset_gesture", .keyword(\.operator.resetGesture, ResetGestureSetting.allCases.map(\.rawValue)),
                   "Restarts the kiosk (exit status 10): four-corners (long presses in all four corners in turn, going round), off"),
         ConfigKey("operator", "corner_mm", .double(\.operator.cornerMM, 5...200),
                   "Side of the corner squares the corner gestures use"),

@@ -70,18 +70,3 @@ public enum ScreenCorner: Int, Sendable, CaseIterable {
         }
     }
 }
-
-extension OperatorSettings {
-    static let touchTestExpectation = "one of " + TouchTestGestureSetting.allCases.map(\.rawValue).joined(separator: ", ")
-    static let resetExpectation = "one of " + ResetGestureSetting.allCases.map(\.rawValue).joined(separator: ", ")
-
-    /// nil when `text` names a touch-test gesture, else what is expected.
-    @Sendable static func touchTestProblem(_ text: String) -> String? {
-        TouchTestGestureSetting(rawValue: text) == nil ? touchTestExpectation : nil
-    }
-
-    /// nil when `text` names a reset gesture, else what is expected.
-    @Sendable static func resetProblem(_ text: String) -> String? {
-        ResetGestureSetting(rawValue: text) == nil ? resetExpectation : nil
-    }
-}
