@@ -358,3 +358,19 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
         #expect(p.session.contacts.isEmpty, "no finger marker for it")
     }
 }
+
+@Suite struct CancelOneContactTests {
+    @Test func aCancelledContactEndsInACancelNotALift() {
+        var r = GestureRecognizer(settings: GestureSettings(), pxPerMM: 4, screen: PixelSize(width: 1280, height: 800))
+        var out: [Gesture] = []
+        r.process(frame(0, [(0, 1, 100, 100), (1, 2, 500, 500)])) { out.append($0) }
+        r.cancel(device: 0, slot: 0, trackingID: 99, at: TimeStamp(milliseconds: 50)) { out.append($0) }
+        #expect(out.isEmpty, "another finger's id: nothing")
+        r.cancel(device: 0, slot: 0, trackingID: 1, at: TimeStamp(milliseconds: 100)) { out.append($0) }
+        #expect(out.map(\.kind) == [.cancel] && out.first?.slot == 0)
+        // The frames leave it out from then on; the other finger still taps.
+        r.process(frame(150, [])) { out.append($0) }
+        r.advance(to: TimeStamp(milliseconds: 1000)) { out.append($0) }
+        #expect(out.map(\.kind) == [.cancel, .tap] && out.last?.slot == 1)
+    }
+}
