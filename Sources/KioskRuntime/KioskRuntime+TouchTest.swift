@@ -69,13 +69,30 @@ extension KioskRuntime {
         touchTest.model?.markStuck(device: device, trackingID: trackingID)
     }
 
-    /// Called first in `deliver` with the frame in game coordinates and as the panel sent it:
-    /// nil when the touch-test screen took the frame, else the frame for the game (counted in
-    /// the heatmap; a resync after the screen closed).
-    func touchTestFilter(_ frame: TouchFrame, panel: TouchFrame?) -> TouchFrame? {
+    /// The operator gestures open and close the screen; stuck contacts are marked on it.
+    /// Called by `start`, after the operator input.
+    func followOperatorGestures() {
+        observe { [unowned self] event, time in
+            switch event {
+            case .operatorGesture(let g) where g.action == .touchTest: toggleTouchTest(at: time)
+            case .stuckTouch(let t): markTouchTestStuck(device: t.contact.device, trackingID: t.contact.trackingID)
+            default: break
+            }
+        }
+    }
+
+    /// Called in `deliver` after the operator input, with the frame for the game, the same
+    /// frame with the stuck contacts still in it, and the frame as the panel sent it: nil when
+    /// the touch-test screen took the frame, else the frame for the game (counted in the
+    /// heatmap; a resync after the screen closed).
+    func touchTestFilter(_ frame: TouchFrame, unfiltered: TouchFrame, panel: TouchFrame?) -> TouchFrame? {
         if var model = touchTest.model {
             model.devices = input.touchDevices
-            model.process(frame, panel: panel)
+            // The screen shows stuck contacts too, marked: the installer sees the drop of water.
+            model.process(unfiltered, panel: panel)
+            for t in stuckTouches where t.contact.device == unfiltered.device {
+                model.markStuck(device: t.contact.device, trackingID: t.contact.trackingID)
+            }
             touchTest.model = model
             armTouchTestTimer()
             return nil

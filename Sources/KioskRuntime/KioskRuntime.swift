@@ -65,6 +65,10 @@ public final class KioskRuntime {
     let notifier: ServiceNotifier?
     var readySent = false
     var lastStatus: String?
+    /// What `run` returns: `.operatorReset` once the reset gesture stopped the loop.
+    public internal(set) var exitStatus = ExitStatus.stopped
+    /// The stuck-touch filter and the operator gestures (KioskRuntime+Operator).
+    var operatorState: OperatorState
 
     // Timers.
     var sessionTimer: EventLoop.TimerID!
@@ -123,6 +127,7 @@ public final class KioskRuntime {
                                         calibration: settings.input.calibration)
         renderer = SceneRenderer(size: display.size)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
+        operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size))
         builder = SceneBuilder(field: field, seed: options.seed)
         lastScreen = session.game.screen
         // The scene's effects are the first observer: sparks start with the pop that caused them.
@@ -155,7 +160,7 @@ public final class KioskRuntime {
         defer { finish() }
         try start()
         try loop.run()
-        return 0
+        return exitStatus.rawValue
     }
 
     /// Runs on virtual time until `end` (tests): the same work as `run`, without waiting.
@@ -175,6 +180,8 @@ public final class KioskRuntime {
         frameTimer = loop.addTimer("frame")
         inputTimer = loop.addTimer("input")
         displayRetryTimer = loop.addTimer("display-retry") { [unowned self] now in retryDisplay(at: now) }
+        startOperator()
+        followOperatorGestures()
         if let every = options.screenshotEvery {
             let period = every.seconds * 1000
             loop.addRepeatingTimer("screenshot", everyMS: period, from: started.adding(milliseconds: period)) {
@@ -213,6 +220,7 @@ public final class KioskRuntime {
             deliver(touchTransform.apply(raw), panel: raw)
         }, lost: { [unowned self] device, time in
             touchTestDeviceLost(device, at: time)
+            forgetOperator(device: device, at: time)
             emit(session.cancel(device: device, at: time), at: time)
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
@@ -230,9 +238,10 @@ public final class KioskRuntime {
     // MARK: input and events
 
     /// - Parameter panel: the frame as the panel sent it, before `touchTransform`.
-    func deliver(_ frame: TouchFrame, panel: TouchFrame? = nil) {
+    func deliver(_ raw: TouchFrame, panel: TouchFrame? = nil) {
+        let frame = screenOperator(raw)
         if unshownInput == nil { unshownInput = frame.time }
-        guard let frame = touchTestFilter(frame, panel: panel) else { return }
+        guard let frame = touchTestFilter(frame, unfiltered: raw, panel: panel) else { return }
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
         emit(events, at: frame.time)

@@ -27,6 +27,22 @@ import Testing
         #expect(bad.settings.display.rotation == 0)
     }
 
+    @Test func operatorGesturesAreOneOfTheirWords() {
+        let good = load("[operator]\ntouch_test_gesture = both\nreset_gesture = off\n")
+        #expect(!good.hasErrors)
+        #expect(good.settings.operator.touchTest == .both && good.settings.operator.reset == .off)
+        let bad = load("[operator]\ntouch_test_gesture = Both\nreset_gesture = four corners\n")
+        #expect(bad.diagnostics.map(\.description) == [
+            "k.conf:2: touch_test_gesture: expected one of five-finger-hold, opposite-corners, both, off, got 'Both'",
+            "k.conf:3: reset_gesture: expected one of four-corners, off, got 'four corners'",
+        ])
+        #expect(bad.settings.operator.touchTest == .fiveFingerHold && bad.settings.operator.reset == .fourCorners,
+                "safe defaults stay")
+        let stuck = load("[input]\nstuck_after_s = -1\nstuck_radius_mm = 0\n")
+        #expect(stuck.diagnostics.count == 2)
+        #expect(stuck.settings.input.stuckAfterS == 20 && stuck.settings.input.stuckRadiusMM == 4)
+    }
+
     @Test func calibrationMatrixTakesSixNumbers() {
         let good = load("[input]\ncalibration_matrix = 0 -1 1  1 0 0\n")
         #expect(!good.hasErrors)

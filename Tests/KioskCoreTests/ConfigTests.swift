@@ -319,11 +319,12 @@ private func messages(_ result: ConfigResult) -> [String] {
     @Test func rendersEverySectionAndKeyAsConfigText() {
         let text = ConfigSchema.standard.render(Settings())
         #expect(text.hasPrefix("[display]\npx_per_mm = auto\nrotation = 0\n\n[input]\ngrab = false\n"
-            + "calibration_matrix = 1 0 0 0 1 0\n\n[gestures]\ntap_slop_mm = 3\ntap_max_ms = 500\n"))
+            + "calibration_matrix = 1 0 0 0 1 0\nstuck_after_s = 20\nstuck_radius_mm = 4\n\n[gestures]\ntap_slop_mm = 3\ntap_max_ms = 500\n"))
         #expect(text.contains("\n\n[game]\nbubbles = 10\nbubble_min_mm = 18\nbubble_max_mm = 30\n"))
         #expect(text.contains("\nswipe_share = 0.5\n"))
         #expect(text.contains("\n\n[score]\ntap_bubble = 10\nswipe_bubble = 20\nround_bonus = 50\nmiss = 0\n"))
-        #expect(text.contains("\n\n[operator]\nscreenshot_path = auto\n"))
+        #expect(text.contains("\n\n[operator]\nscreenshot_path = auto\ntouch_test_timeout_s = 60\ntouch_test_gesture = five-finger-hold\n"
+            + "reset_gesture = four-corners\ncorner_mm = 25\ncorner_hold_s = 2\nreset_within_s = 10\n"))
         // The layers operators configure append their sections after these.
         #expect(Array(ConfigSchema.standard.sections.prefix(8)) == ["display", "input", "gestures", "game", "attract",
                                                                     "timed", "score", "operator"])
@@ -364,6 +365,7 @@ private func messages(_ result: ConfigResult) -> [String] {
                 bounds = ("\(range.lowerBound)", "\(range.upperBound)")
             case .bool: bounds = ("true", "false")
             case .choice(_, let values): bounds = (String(values.first!), String(values.last!))
+            case .keyword(_, let words): bounds = (words.first!, words.last!)
             case .numbers(let path, _, _, _):
                 // Halved defaults: in range, and (for the calibration) still a usable matrix.
                 let halved = defaults[keyPath: path].map { "\($0 / 2)" }.joined(separator: " ")

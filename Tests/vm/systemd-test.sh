@@ -98,6 +98,8 @@ ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.w
 "$kiosk" round-recording --seed 1 --size 1280x800 --pop 0 > "$work/start-tap.evemu"
 sed '/^E:/,$d' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/touch.desc"
 grep '^E:' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/tap.events"
+# The operator reset's four corners, the same device (RecordingBuilder's, 1280x800).
+grep '^E:' "$VM_DIR/../KioskCoreTests/Fixtures/operator-four-corners.evemu" > "$root/usr/local/lib/vm-systemd/four-corners.events"
 # The serial console carries the test's lines: no login prompt on it.
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
 echo bubble-kiosk-vm > "$root/etc/hostname"

@@ -11,6 +11,8 @@ public enum ConfigKind: Sendable {
     case bool(WritableKeyPath<Settings, Bool> & Sendable)
     /// One of a few whole numbers (`rotation = 90`).
     case choice(WritableKeyPath<Settings, Int> & Sendable, [Int])
+    /// One of a few words (`reset_gesture = four-corners`).
+    case keyword(WritableKeyPath<Settings, String> & Sendable, [String])
     /// Exactly `count` decimal numbers separated by spaces, each within the range, which
     /// `check` (when given) accepts as a whole (a calibration matrix); `check` returns the problem.
     case numbers(WritableKeyPath<Settings, [Double]> & Sendable, count: Int, range: ClosedRange<Double>,
@@ -53,6 +55,7 @@ public struct ConfigKey: Sendable {
             return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) or 'auto'"
         case .bool: return "true or false"
         case .choice(_, let values): return "one of " + values.map(String.init).joined(separator: ", ")
+        case .keyword(_, let words): return "one of " + words.joined(separator: ", ")
         case .numbers(_, let count, let r, _):
             return "\(count) numbers from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) separated by spaces"
         case .path: return "an absolute path or 'auto'"
@@ -88,6 +91,9 @@ public struct ConfigKey: Sendable {
         case .choice(let path, let values):
             guard let value = parseConfigInt(text), values.contains(value) else { return rejected }
             settings[keyPath: path] = value
+        case .keyword(let path, let words):
+            guard words.contains(text) else { return rejected }
+            settings[keyPath: path] = text
         case .numbers(let path, let count, let range, let check):
             let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard parts.count == count else { return rejected }
@@ -126,6 +132,7 @@ public struct ConfigKey: Sendable {
         case .optionalDouble(let path, _): return settings[keyPath: path].map(formatConfigNumber) ?? "auto"
         case .bool(let path): return settings[keyPath: path] ? "true" : "false"
         case .choice(let path, _): return String(settings[keyPath: path])
+        case .keyword(let path, _): return settings[keyPath: path]
         case .numbers(let path, _, _, _): return settings[keyPath: path].map(formatConfigNumber).joined(separator: " ")
         case .path(let path): return settings[keyPath: path] ?? "auto"
         case .text(let path, _, _): return settings[keyPath: path]
@@ -140,7 +147,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .numbers, .path, .text, .commandLine: return nil
+        case .bool, .keyword, .numbers, .path, .text, .commandLine: return nil
         }
     }
 
@@ -152,6 +159,7 @@ public struct ConfigKey: Sendable {
         case .optionalDouble(let path, _): target[keyPath: path] = source[keyPath: path]
         case .bool(let path): target[keyPath: path] = source[keyPath: path]
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .keyword(let path, _): target[keyPath: path] = source[keyPath: path]
         case .numbers(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         case .path(let path): target[keyPath: path] = source[keyPath: path]
         case .text(let path, _, _): target[keyPath: path] = source[keyPath: path]

@@ -169,6 +169,10 @@ public struct InputSettings: Equatable, Sendable {
     public var grab = false
     /// libinput-style calibration matrix `a b c d e f` on normalized coordinates.
     public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
+    /// A contact still this long is stuck (water, a sticker) and dropped until it lifts; 0 is off.
+    public var stuckAfterS = 20.0
+    /// ..."still" meaning within this distance of where it came to rest.
+    public var stuckRadiusMM = 4.0
 
     public init() {}
 }
@@ -180,6 +184,19 @@ public struct OperatorSettings: Equatable, Sendable {
     public var screenshotPath: String? = nil
     /// The touch-test screen closes after this many seconds without a touch.
     public var touchTestTimeoutS = 60.0
+    /// Which gesture opens the touch-test screen (`TouchTestGestureSetting`'s names).
+    public var touchTestGesture = TouchTestGestureSetting.fiveFingerHold.rawValue
+    /// Which gesture asks for the operator reset (`ResetGestureSetting`'s names).
+    public var resetGesture = ResetGestureSetting.fourCorners.rawValue
+    /// Side of the corner squares the corner gestures use.
+    public var cornerMM = 25.0
+    /// A press in a corner counts once held this long.
+    public var cornerHoldS = 2.0
+    /// The four corner presses of the reset all within this time.
+    public var resetWithinS = 10.0
+
+    public var touchTest: TouchTestGestureSetting { TouchTestGestureSetting(rawValue: touchTestGesture) ?? .fiveFingerHold }
+    public var reset: ResetGestureSetting { ResetGestureSetting(rawValue: resetGesture) ?? .fourCorners }
 
     public init() {}
 }

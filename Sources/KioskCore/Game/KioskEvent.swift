@@ -17,4 +17,9 @@ public enum KioskEvent: Equatable, Sendable {
     case touchscreenLost(device: Int, remaining: Int?)
     /// The touch-test screen opened or closed (`KioskRuntime.openTouchTest`).
     case touchTest(open: Bool)
+    /// A contact stayed still past `[input] stuck_after_s` and is out of the game until it lifts.
+    case stuckTouch(StuckTouch)
+    /// An operator gesture fired: the touch-test screen asked for, or the reset (the kiosk
+    /// stops with `ExitStatus.operatorReset` once its observers have seen it).
+    case operatorGesture(OperatorGesture)
 }

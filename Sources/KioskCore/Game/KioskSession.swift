@@ -65,6 +65,24 @@ public struct KioskSession: Sendable {
         return game.returnToStart(at: time)
     }
 
+    /// One contact is taken from the game while down (stuck, or part of an operator gesture):
+    /// its gestures are cancelled (a carried bubble goes back, no tap fires) and its finger
+    /// marker goes. The frames that follow must leave it out (`OperatorInput` does).
+    public mutating func cancel(_ contact: ContactRef, at time: TimeStamp) -> [GameEvent] {
+        if var down = contacts[contact.device] {
+            down.removeAll { $0.slot == contact.slot && $0.trackingID == contact.trackingID }
+            contacts[contact.device] = down.isEmpty ? nil : down
+        }
+        var gestures: [Gesture] = []
+        recognizer.cancel(device: contact.device, slot: contact.slot, trackingID: contact.trackingID, at: time) {
+            gestures.append($0)
+        }
+        var events: [GameEvent] = []
+        for g in gestures { events += handle(g) }
+        follow(events, at: time)
+        return events
+    }
+
     /// Lets time pass: ghost frames, long presses, timed rounds, timeouts.
     public mutating func advance(to time: TimeStamp) -> [GameEvent] {
         var events: [GameEvent] = []

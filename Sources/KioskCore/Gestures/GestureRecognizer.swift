@@ -171,6 +171,17 @@ public struct GestureRecognizer: Sendable {
         }
     }
 
+    /// Cancels one contact while it is down (the stuck-touch filter or an operator gesture took
+    /// it): a cancel rather than a lift, so no tap, drag end or swipe comes of it, and the
+    /// frames that follow no longer hold it. Only the finger with `trackingID` is cancelled.
+    public mutating func cancel(device: Int, slot: Int, trackingID: Int, at time: TimeStamp,
+                                _ emit: (Gesture) -> Void) {
+        let key = ContactKey(device: device, slot: slot)
+        guard let c = contacts[key], c.trackingID == trackingID else { return }
+        contacts[key] = nil
+        if c.phase != .ignored { emit(gesture(.cancel, key, c, at: time)) }
+    }
+
     private mutating func move(_ key: ContactKey, to position: Vector2, at time: TimeStamp,
                                _ emit: (Gesture) -> Void) {
         guard var c = contacts[key] else { return }

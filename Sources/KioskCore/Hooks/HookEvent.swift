@@ -114,7 +114,9 @@ public struct HookEventMapper: Sendable {
             var fields: [(String, JSON)] = [("device", .int(device))]
             if let remaining { fields.append(("touchscreens", .int(remaining))) }
             return (.touchscreenLost, fields)
-        case .game, .screen, .touch, .touchTest:
+        case .operatorGesture(let g) where g.action == .reset:
+            return (.reset, [("gesture", .string(g.kind.rawValue)), ("device", .int(g.device))])
+        case .game, .screen, .touch, .touchTest, .stuckTouch, .operatorGesture:
             return nil
         }
     }

@@ -28,6 +28,8 @@ public struct KioskMetrics: Sendable {
     public private(set) var touches = 0
     /// The latest real touch, seconds since the Unix epoch.
     public private(set) var lastTouch: Double?
+    /// Contacts the stuck-touch filter dropped.
+    public private(set) var stuckTouches = 0
 
     /// The mode label of the round in play, nil between rounds.
     private var current: String?
@@ -67,7 +69,9 @@ public struct KioskMetrics: Sendable {
             // A demo given up for the touch-test screen is interrupted, like one a person took over.
             if let mode = current { roundsPlayed[mode == "demo" ? "demo interrupted" : "\(mode) abandoned", default: 0] += 1 }
             current = nil
-        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest:
+        case .stuckTouch:
+            stuckTouches += 1
+        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest, .operatorGesture:
             break
         }
     }
@@ -129,6 +133,9 @@ public struct KioskMetrics: Sendable {
             MetricFamily("bubble_kiosk_touches_total", .counter,
                          help: "Contacts that went down on a touchscreen (fingers, not frames).",
                          [S([], Double(touches))]),
+            MetricFamily("bubble_kiosk_stuck_touches_total", .counter,
+                         help: "Contacts held still past [input] stuck_after_s (water, a sticker) and dropped from the game.",
+                         [S([], Double(stuckTouches))]),
             MetricFamily("bubble_kiosk_last_touch_timestamp_seconds", .gauge,
                          help: "The latest touch, in seconds since the Unix epoch; 0 when none since the start.",
                          [S([], lastTouch ?? 0)]),

@@ -82,6 +82,28 @@ public struct RecordingBuilder: Sendable {
         add(Stroke(slot: slot, samples: samples))
     }
 
+    /// A contact resting at `point` from `start` for `durationMS`: with `wobble` it trembles
+    /// round `point` by that many pixels, a report every `everyMS`, as a resting finger or a
+    /// drop of water does on a real panel; without, it sends nothing until the lift.
+    public mutating func hold(at point: Vector2, start ms: Double, durationMS: Double, wobble: Double = 0,
+                              everyMS: Double = 100, slot: Int = 0) {
+        let t0 = Self.micros(ms)
+        let total = Self.micros(max(durationMS, 0))
+        var samples: [(time: Int64, sample: Sample)] = [(t0, .down(point))]
+        if wobble > 0 {
+            let step = max(Self.micros(everyMS), 1000)
+            let offsets = [Vector2(wobble, 0), Vector2(0, wobble), Vector2(-wobble, 0), Vector2(0, -wobble)]
+            var t = step, k = 0
+            while t < total {
+                samples.append((t0 + t, .move(point + offsets[k % offsets.count])))
+                t += step
+                k += 1
+            }
+        }
+        samples.append((t0 + total, .up))
+        add(Stroke(slot: slot, samples: samples))
+    }
+
     private mutating func add(_ stroke: Stroke) {
         precondition(stroke.slot >= 0 && stroke.slot < slots, "slot \(stroke.slot) outside 0..<\(slots)")
         precondition(stroke.samples[0].time >= 0, "recordings start at time 0")

@@ -8,7 +8,7 @@
 #   JOURNAL| ...                the unit's journal at the end
 #   VM-SCREENDUMP NAME          asks the host for a QMP screendump (answered on ttyS1)
 #   VM-TEST-END rc=0            then the machine powers off
-# Files from the host are in /usr/local/lib/vm-systemd/ (touch.desc, tap.events).
+# Files from the host are in /usr/local/lib/vm-systemd/ (touch.desc, tap.events, four-corners.events).
 set -u
 exec > /dev/ttyS0 2>&1
 echo "VM-READY uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -225,6 +225,34 @@ check "SIGUSR1 writes $state/screenshot.png" \
     bash -c "for i in \$(seq 50); do head -c 8 $state/screenshot.png 2>/dev/null | od -An -tx1 | grep -q '89 50 4e 47' && exit 0; sleep 0.2; done; exit 1"
 check "the journal says where the screenshot went" wait_journal usr1 "screenshot written to $state/screenshot.png" 5
 shot_sum=$(md5sum < "$state/screenshot.png" 2>/dev/null)
+
+# --- 4b: the operator reset: the four-corner gesture on a touchscreen -----------------------------
+step reset
+# Under emulation evemu-play may run late; a roomier window keeps the check about the gesture.
+mkdir -p /etc/bubble-kiosk/kiosk.conf.d
+printf '[operator]\nreset_within_s = 30\n' > /etc/bubble-kiosk/kiosk.conf.d/vm-reset.conf
+mark reset-reload
+systemctl reload "$unit"
+wait_journal reset-reload "reloaded the configuration" 10 > /dev/null || true
+pid=$(main_pid)
+restarts0=$(prop NRestarts)
+mark reset
+evemu-device "$files/touch.desc" > /run/touch-reset.dev 2>&1 &
+dev_pid=$!
+for i in $(seq 50); do grep -q '/dev/input/event' /run/touch-reset.dev && break; sleep 0.1; done
+node=$(grep -oE '/dev/input/event[0-9]+' /run/touch-reset.dev | head -n1)
+if check "the kiosk uses the touchscreen for the reset" wait_journal reset "input: using $node" 10; then
+    evemu-play "$node" < "$files/four-corners.events"
+    check "the four-corner gesture logs the reset line" wait_journal reset "operator reset: four-corners gesture on device" 20
+    since reset | grep -F "operator reset:" | head -n 1 | sed 's/^/SYSD-INFO journal: /'
+    if check "after the reset it is back (a new PID, active) within 15 s" wait_active 15 "$pid"; then
+        info "back $waited s after the reset (pid $pid)"
+    fi
+    check "systemd restarted it (NRestarts grew)" bash -c "[ \$(systemctl show -P NRestarts $unit) -gt ${restarts0:-0} ]"
+fi
+kill "$dev_pid" 2>/dev/null; wait "$dev_pid" 2>/dev/null
+rm -f /etc/bubble-kiosk/kiosk.conf.d/vm-reset.conf
+systemctl reload "$unit"
 
 # --- 5: crashes, a hang, a crash loop ------------------------------------------------------------
 step segv

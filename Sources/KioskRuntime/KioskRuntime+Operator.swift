@@ -1,0 +1,107 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+
+/// The runtime's share of the operator input: the stuck-touch filter and the operator
+/// gestures, their timer, and what the reset's log line reports.
+struct OperatorState {
+    var input: OperatorInput
+    var timer: EventLoop.TimerID?
+    /// Rounds people started since the kiosk started (for the reset's line).
+    var rounds = 0
+}
+
+/// Stuck and ghost touches, the operator gestures and the operator reset.
+extension KioskRuntime {
+    /// The contacts the stuck-touch filter drops now, where they are (the touch-test screen marks them).
+    public var stuckTouches: [StuckTouch] { operatorState.input.stuckTouches }
+
+    /// Registers the operator input's timer and what follows reloads and rounds. Called by `start`.
+    func startOperator() {
+        operatorState.timer = loop.addTimer("operator") { [unowned self] now in
+            screenOperator(operatorState.input.advance(to: now), at: now)
+        }
+        observe { [unowned self] event, _ in
+            if case .game(.roundStarted(demo: false)) = event { operatorState.rounds += 1 }
+        }
+        observeReload { [unowned self] settings in
+            operatorState.input.configure(settings, pxPerMM: session.game.field.pxPerMM)
+            armOperator()
+        }
+    }
+
+    /// A real device's frame through the stuck-touch filter and the operator gestures; returns
+    /// it as the game should see it. The contacts they take are cancelled in the game first.
+    func screenOperator(_ frame: TouchFrame) -> TouchFrame {
+        let out = operatorState.input.process(frame)
+        screenOperator(out, at: frame.time)
+        return out.frame ?? frame
+    }
+
+    /// A device went away: the operator input forgets its contacts.
+    func forgetOperator(device: Int, at time: TimeStamp) {
+        operatorState.input.forget(device: device, at: time)
+        armOperator()
+    }
+
+    private func screenOperator(_ out: OperatorInput.Output, at time: TimeStamp) {
+        for contact in out.cancelled { emit(session.cancel(contact, at: time), at: time) }
+        for stuck in out.stuck {
+            log(.warning, "input: stuck touch on \(deviceName(stuck.contact.device)) slot \(stuck.contact.slot) at "
+                + "\(millimetres(stuck.position)) mm (\(Int(stuck.position.x.rounded())), \(Int(stuck.position.y.rounded()))) px, "
+                + "still for \(Int((stuck.time.milliseconds(since: stuck.since) / 1000).rounded())) s; ignored until it lifts")
+            notify(.stuckTouch(stuck), at: stuck.time)
+        }
+        for gesture in out.gestures {
+            notify(.operatorGesture(gesture), at: gesture.time)
+            if gesture.action == .reset { operatorReset(gesture) }
+        }
+        armOperator()
+    }
+
+    private func armOperator() {
+        if let timer = operatorState.timer { loop.arm(timer, at: operatorState.input.nextDeadline) }
+    }
+
+    /// Who, what, when in one line, then the normal clean exit with status 10.
+    private func operatorReset(_ gesture: OperatorGesture) {
+        let up = Int(gesture.time.milliseconds(since: started) / 1000)
+        let rounds = operatorState.rounds
+        log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(Self.localTime()), "
+            + "up \(Self.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
+            + "exiting with status \(ExitStatus.operatorReset.rawValue) for a fresh start")
+        exitStatus = .operatorReset
+        notifier?.notify("STOPPING=1\nSTATUS=operator reset")
+        loop.stop()
+    }
+
+    /// The device by its path and kernel name where the input knows them (`evdev`), else the input's name.
+    func deviceName(_ device: Int) -> String {
+        if let evdev = input as? EvdevTouchInput, let d = evdev.devices.first(where: { $0.index == device }) {
+            return "device \(device) (\(echoed(d.path, limit: 100)) \"\(echoed(d.name, limit: 100))\")"
+        }
+        return "device \(device) (\(echoed(input.name, limit: 200)))"
+    }
+
+    private func millimetres(_ p: Vector2) -> String {
+        let mm = p / session.game.field.pxPerMM
+        return "(\((mm.x * 10).rounded() / 10), \((mm.y * 10).rounded() / 10))"
+    }
+
+    /// Local wall time as `2026-12-01 10:15:02 CET`.
+    static func localTime() -> String {
+        var t = time(nil)
+        var tm = tm()
+        localtime_r(&t, &tm)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &tm)
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `3d 4h 5m 6s`, leaving out leading zero units.
+    static func duration(seconds: Int) -> String {
+        let parts = [(seconds / 86400, "d"), (seconds / 3600 % 24, "h"), (seconds / 60 % 60, "m"), (seconds % 60, "s")]
+        let shown = parts.drop { $0.0 == 0 && $0.1 != "s" }
+        return shown.map { "\($0.0)\($0.1)" }.joined(separator: " ")
+    }
+}
