@@ -88,6 +88,8 @@ public final class KioskRuntime {
         case lost(since: TimeStamp, retryMS: Double)
     }
     public internal(set) var displayState = DisplayState.showing
+    /// The display's sleep (KioskRuntime+Sleep.swift).
+    public var displaySleep = DisplaySleepState()
 
     /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
     /// way to the screen, and the measured samples in milliseconds (the latest 4096).
@@ -208,6 +210,7 @@ public final class KioskRuntime {
         try input.start(loop: loop, deliver: { [unowned self] raw in
             deliver(touchTransform.apply(raw))
         }, lost: { [unowned self] device, time in
+            sleepDeviceLost(device)
             emit(session.cancel(device: device, at: time), at: time)
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
@@ -224,6 +227,7 @@ public final class KioskRuntime {
     // MARK: input and events
 
     func deliver(_ frame: TouchFrame) {
+        if takeWakingTouch(frame) { return }
         if unshownInput == nil { unshownInput = frame.time }
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
@@ -248,6 +252,7 @@ public final class KioskRuntime {
 
     /// One iteration's work: input due, time passing, drawing; then the timers for what is next.
     func update(_ now: TimeStamp) {
+        if sleepingUpdate(now) { return }
         input.advance(to: now)
         emit(session.advance(to: now), at: now)
         var waitingFrame: TimeStamp?
@@ -259,6 +264,7 @@ public final class KioskRuntime {
         loop.arm(inputTimer, at: input.nextDeadline)
         let animation = displayState == .showing ? builder.nextChange(session.game, at: now) : nil
         loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
+        planDisplaySleep(now)
     }
 
     /// Renders and presents if a frame is due; returns when to try again if it is paced out.

@@ -15,4 +15,7 @@ public enum KioskEvent: Equatable, Sendable {
     /// Touchscreen `device` went away; `remaining` are still in use (nil when the input does
     /// not count devices).
     case touchscreenLost(device: Int, remaining: Int?)
+    /// The display was switched off (`asleep`: the sleep schedule or the idle start screen), or
+    /// woke again (a touch, the schedule's end).
+    case displaySleep(asleep: Bool)
 }

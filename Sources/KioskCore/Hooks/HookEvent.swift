@@ -114,7 +114,7 @@ public struct HookEventMapper: Sendable {
             var fields: [(String, JSON)] = [("device", .int(device))]
             if let remaining { fields.append(("touchscreens", .int(remaining))) }
             return (.touchscreenLost, fields)
-        case .game, .screen, .touch:
+        case .game, .screen, .touch, .displaySleep:
             return nil
         }
     }

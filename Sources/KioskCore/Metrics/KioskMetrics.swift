@@ -28,6 +28,9 @@ public struct KioskMetrics: Sendable {
     public private(set) var touches = 0
     /// The latest real touch, seconds since the Unix epoch.
     public private(set) var lastTouch: Double?
+    /// The display is switched off now, and how often it was since the start.
+    public private(set) var displayAsleep = false
+    public private(set) var displaySleeps = 0
 
     /// The mode label of the round in play, nil between rounds.
     private var current: String?
@@ -69,6 +72,9 @@ public struct KioskMetrics: Sendable {
         case .game(.idleReturn):
             if let mode = current { roundsPlayed["\(mode) abandoned", default: 0] += 1 }
             current = nil
+        case .displaySleep(let asleep):
+            if asleep && !displayAsleep { displaySleeps += 1 }
+            displayAsleep = asleep
         case .game, .screen, .firstFrame, .displayLost, .touchscreenLost:
             break
         }
@@ -145,6 +151,12 @@ public struct KioskMetrics: Sendable {
             MetricFamily("bubble_kiosk_display_up", .gauge,
                          help: "1 while the kiosk shows on its display, 0 while the display is lost or the VT switched away.",
                          [S([], live.displayUp ? 1 : 0)]),
+            MetricFamily("bubble_kiosk_display_asleep", .gauge,
+                         help: "1 while the display is switched off by the sleep schedule or the idle start screen, else 0.",
+                         [S([], displayAsleep ? 1 : 0)]),
+            MetricFamily("bubble_kiosk_display_sleeps_total", .counter,
+                         help: "Times the display was switched off to sleep.",
+                         [S([], Double(displaySleeps))]),
         ]
         if let n = live.touchscreens {
             result.append(MetricFamily("bubble_kiosk_touchscreens", .gauge,
