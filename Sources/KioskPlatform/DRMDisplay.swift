@@ -282,7 +282,6 @@ public final class DRMDisplay: Display {
             isPoweredOn = false
             return
         }
-        isPoweredOn = true
         if crtcOff {
             crtcOff = false
             front = 0
@@ -290,6 +289,7 @@ public final class DRMDisplay: Display {
         } else {
             try device.setDPMS(.on, connectorID: connector.id)
         }
+        isPoweredOn = true
     }
 
     /// Puts the saved CRTC back with its framebuffer, position, mode and our connector (the

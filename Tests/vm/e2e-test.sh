@@ -241,6 +241,7 @@ vm_check "sleep: frames drawn again ($(frames_at sleep-2) -> $(frames_at sleep-w
 vm_check "sleep: the waking tap on Start was no tap: still the start screen, awake" \
     bash -c "grep -E '^E2E-STATUS sleep-woken ' '$VM_LOG' | tail -n1 | grep -E 'screen=start score=0 ' | grep -qv 'display_state=asleep'"
 vm_check "sleep: the start screen is on the display again" vm_dump sleep-woken --expect graphics $start_screen
+vm_check "sleep: after the run the text console is back" vm_dump sleep-after --expect console
 vm_check "sleep: exits 0 on SIGTERM, no crash" bash -c "grep -q '^E2E-EXIT sleep rc=0' '$VM_LOG' && ! grep -qE '^sleep\| .*(Fatal error|Segmentation|restoring the screen)' '$VM_LOG'"
 vm_check "after the last run: the text console is back" vm_dump after-all --expect console
 
