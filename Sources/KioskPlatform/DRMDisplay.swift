@@ -261,6 +261,12 @@ public final class DRMDisplay: Display {
         modeIsSet = false
         front = 0
         missed = [[], []]
+        if !isPoweredOn {
+            // Asleep while away: the console (or another program) switched the screen on meanwhile.
+            isPoweredOn = true
+            crtcOff = false
+            do { try setPower(on: false) } catch { Console.errorLine("bubble-kiosk: switching the screen off again: \(error)") }
+        }
     }
 
     /// Switches the screen off through the connector's DPMS property, or by disabling the CRTC
