@@ -9,7 +9,8 @@ struct DevicesCommand: KioskCommand {
     static let usage = """
         usage: bubble-kiosk devices
         Lists DRM cards with their connectors (status, modes with the preferred one marked *,
-        physical size and pixel density), fbdev framebuffers, and input devices. Works as an
+        physical size and pixel density, power state: DPMS on, standby, suspend or off), fbdev
+        framebuffers, and input devices. Works as an
         ordinary user; a device that cannot be opened says which group to join.
         """
 
@@ -44,7 +45,11 @@ struct DevicesCommand: KioskCommand {
             do {
                 let connectors = try device.connectors()
                 if connectors.isEmpty { lines.append("    no connectors (a render-only GPU?)") }
-                for connector in connectors { lines += describe(connector) }
+                for connector in connectors {
+                    lines += describe(connector)
+                    // Read back through libdrm: what the display's sleep switched it to.
+                    if let dpms = device.dpms(connectorID: connector.id) { lines.append("      power (DPMS): \(dpms)") }
+                }
             } catch {
                 lines.append("    \(error)")
             }

@@ -14,6 +14,7 @@ static const uint32_t CDRM_PAGE_FLIP_EVENT = DRM_MODE_PAGE_FLIP_EVENT;
 static const uint32_t CDRM_MODE_TYPE_PREFERRED = DRM_MODE_TYPE_PREFERRED;
 static const uint32_t CDRM_MODE_FLAG_INTERLACE = DRM_MODE_FLAG_INTERLACE;
 static const uint64_t CDRM_CAP_DUMB_BUFFER = DRM_CAP_DUMB_BUFFER;
+static const uint32_t CDRM_OBJECT_CONNECTOR = DRM_MODE_OBJECT_CONNECTOR;
 
 /// DRM_IOCTL_MODE_CREATE_DUMB: a CPU-mapped scanout buffer of width x height at bpp bits per
 /// pixel. Returns 0 or -1 with errno set.

@@ -27,6 +27,9 @@ public final class SDLWindowDisplay: Display {
     public var canPresent: Bool { true }
     public var eventFD: Int32? { epoll }
     public var onVisible: ((TimeStamp) -> Void)?
+    /// A window has no power to switch: the display's sleep is only recorded.
+    public private(set) var isPoweredOn = true
+    public func setPower(on: Bool) throws { isPoweredOn = on }
     /// Window (screen) points to frame pixels: above 1 on HiDPI screens.
     public private(set) var pointScale: SIMD2<Double> = [1, 1]
     /// Pointer and touch events go here (the window's `SDLTouchInput`).

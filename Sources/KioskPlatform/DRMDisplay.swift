@@ -45,6 +45,10 @@ public final class DRMDisplay: Display {
     /// Switched away (master dropped on purpose), or master taken or refused: no presenting.
     private var suspended = false
     private var masterLost = false
+    /// Switched off for the display's sleep; `crtcOff` when that took disabling the CRTC (no
+    /// usable DPMS property).
+    public private(set) var isPoweredOn = true
+    private var crtcOff = false
     private var flipTimeouts = RateLimitedLog()
     private let flipResult: UnsafeMutablePointer<CDRM_flip_result>
     /// A flip event this late was lost (a driver bug): present again rather than freeze.
@@ -257,6 +261,41 @@ public final class DRMDisplay: Display {
         modeIsSet = false
         front = 0
         missed = [[], []]
+        if !isPoweredOn {
+            // Asleep while away: the console (or another program) switched the screen on meanwhile.
+            isPoweredOn = true
+            crtcOff = false
+            do { try setPower(on: false) } catch { Console.errorLine("bubble-kiosk: switching the screen off again: \(error)") }
+        }
+    }
+
+    /// Switches the screen off through the connector's DPMS property, or by disabling the CRTC
+    /// where that is refused, after the flip in flight; on again the same way (a disabled CRTC
+    /// gets a full mode set with the next present).
+    public func setPower(on: Bool) throws {
+        guard !restored, on != isPoweredOn else { return }
+        if !on {
+            waitForPendingFlip()
+            do {
+                try device.setDPMS(.off, connectorID: connector.id)
+            } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
+                throw error
+            } catch {
+                try device.disableCrtc(crtcID)
+                crtcOff = true
+                modeIsSet = false
+            }
+            isPoweredOn = false
+            return
+        }
+        if crtcOff {
+            crtcOff = false
+            front = 0
+            missed = [[], []]
+        } else {
+            try device.setDPMS(.on, connectorID: connector.id)
+        }
+        isPoweredOn = true
     }
 
     /// Puts the saved CRTC back with its framebuffer, position, mode and our connector (the
@@ -264,6 +303,12 @@ public final class DRMDisplay: Display {
     /// call more than once; only the first call acts.
     public func restore() {
         guard !restored else { return }
+        // Asleep: the console must not come back dark.
+        if !isPoweredOn && !suspended && !masterLost {
+            let wasOff = crtcOff
+            do { try setPower(on: true) } catch { Console.errorLine("bubble-kiosk: switching the screen on: \(error)") }
+            if wasOff { modeIsSet = true }
+        }
         restored = true
         // Switched away or lost: the screen is someone else's now, and not ours to change.
         guard modeIsSet, !suspended, !masterLost else { return }

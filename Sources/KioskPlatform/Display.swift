@@ -38,6 +38,11 @@ public protocol Display: AnyObject {
     /// Takes the screen back; the next `present` shows the whole frame (another program may have
     /// changed the mode and what is on screen). Throws `DisplayError.lost` when refused.
     func resume() throws
+    /// False after `setPower(on: false)` switched the screen off, until it is switched on.
+    var isPoweredOn: Bool { get }
+    /// Switches the screen off (DPMS off: no signal, the panel's backlight off) or on again, for
+    /// the display's sleep; nothing is presented while it is off. Throws when the device refuses.
+    func setPower(on: Bool) throws
 }
 
 extension Display {
@@ -47,6 +52,10 @@ extension Display {
     /// Displays nobody else can take (memory, fbdev without a master) keep drawing.
     public func suspend() {}
     public func resume() throws {}
+
+    /// Displays without power control stay on.
+    public var isPoweredOn: Bool { true }
+    public func setPower(on: Bool) throws {}
 
     /// The panel's size in its own orientation: what touch devices span.
     public var nativeSize: PixelSize {
@@ -82,6 +91,9 @@ public final class VirtualDisplay: Display {
     public private(set) var presented = 0
     public private(set) var bytesCopied = 0
     public var onVisible: ((TimeStamp) -> Void)?
+    /// The recorded power state, and frames presented while it was off (tests expect none).
+    public private(set) var isPoweredOn = true
+    public private(set) var presentedWhileOff = 0
     private let clock: KioskClock
 
     /// - Parameter clock: stamps the moment a frame "becomes visible" (virtual time in tests).
@@ -97,8 +109,11 @@ public final class VirtualDisplay: Display {
             bytesCopied += rect.area * 4
         }
         presented += 1
+        if !isPoweredOn { presentedWhileOff += 1 }
         onVisible?(clock.now)
     }
+
+    public func setPower(on: Bool) throws { isPoweredOn = on }
 
     public func handleEvents() {}
 

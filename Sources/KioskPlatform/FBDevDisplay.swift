@@ -31,6 +31,8 @@ public final class FBDevDisplay: Display {
     /// The console tty switched to graphics mode, to give back on exit (-1: none).
     private var consoleFD: Int32 = -1
     private var restored = false
+    /// Blanked (FBIOBLANK) for the display's sleep.
+    public private(set) var isPoweredOn = true
 
     public init(path: String = "/dev/fb0", rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
@@ -118,10 +120,20 @@ public final class FBDevDisplay: Display {
         return shot
     }
 
+    /// Powers the screen down or up with FBIOBLANK.
+    public func setPower(on: Bool) throws {
+        guard !restored, on != isPoweredOn else { return }
+        guard CLinux_fb_blank(fd, on ? 0 : 1) == 0 else {
+            throw SystemError("FBIOBLANK", "\(path) \(on ? "unblank" : "power down")")
+        }
+        isPoweredOn = on
+    }
+
     /// fbdev keeps no mode to give back: clear to black and hand the console its text mode,
     /// which makes fbcon redraw. Only the first call acts.
     public func restore() {
         guard !restored else { return }
+        if !isPoweredOn { try? setPower(on: true) }
         restored = true
         clear()
         if consoleFD >= 0 {

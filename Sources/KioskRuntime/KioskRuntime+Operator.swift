@@ -67,7 +67,7 @@ extension KioskRuntime {
     private func operatorReset(_ gesture: OperatorGesture) {
         let up = Int(gesture.time.milliseconds(since: started) / 1000)
         let rounds = operatorState.rounds
-        log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(Self.localTime()), "
+        log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(SystemWallClock.now()), "
             + "up \(Self.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
             + "exiting with status \(ExitStatus.operatorReset.rawValue) for a fresh start")
         exitStatus = .operatorReset
@@ -86,16 +86,6 @@ extension KioskRuntime {
     private func millimetres(_ p: Vector2) -> String {
         let mm = p / session.game.field.pxPerMM
         return "(\((mm.x * 10).rounded() / 10), \((mm.y * 10).rounded() / 10))"
-    }
-
-    /// Local wall time as `2026-12-01 10:15:02 CET`.
-    static func localTime() -> String {
-        var t = time(nil)
-        var tm = tm()
-        localtime_r(&t, &tm)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &tm)
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `3d 4h 5m 6s`, leaving out leading zero units.

@@ -12,6 +12,7 @@ extension KioskRuntime {
         case .switchedAway: return "VT switched away"
         case .showing: break
         }
+        if let asleep = sleepStatus { return asleep }
         if isTouchTestOpen { return "touch test" }
         if input.deviceCount == 0 { return "waiting for a touchscreen" }
         let game = session.game
@@ -53,6 +54,7 @@ extension KioskRuntime {
         case .switchedAway: line += " display_state=vt-away"
         case .lost: line += " display_state=lost"
         }
+        if isAsleep { line += " display_state=asleep" }
         return line
     }
 

@@ -96,6 +96,8 @@ public final class KioskRuntime {
         case lost(since: TimeStamp, retryMS: Double)
     }
     public internal(set) var displayState = DisplayState.showing
+    /// The display's sleep (KioskRuntime+Sleep.swift).
+    public var displaySleep = DisplaySleepState()
 
     /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
     /// way to the screen, and the measured samples in milliseconds (the latest 4096).
@@ -221,6 +223,7 @@ public final class KioskRuntime {
         }, lost: { [unowned self] device, time in
             touchTestDeviceLost(device, at: time)
             forgetOperator(device: device, at: time)
+            sleepDeviceLost(device)
             emit(session.cancel(device: device, at: time), at: time)
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
@@ -240,6 +243,7 @@ public final class KioskRuntime {
     /// - Parameter panel: the frame as the panel sent it, before `touchTransform`.
     func deliver(_ raw: TouchFrame, panel: TouchFrame? = nil) {
         let frame = screenOperator(raw)
+        if takeWakingTouch(frame) { return }
         if unshownInput == nil { unshownInput = frame.time }
         guard let frame = touchTestFilter(frame, unfiltered: raw, panel: panel) else { return }
         let events = session.process(frame)
@@ -265,6 +269,7 @@ public final class KioskRuntime {
 
     /// One iteration's work: input due, time passing, drawing; then the timers for what is next.
     func update(_ now: TimeStamp) {
+        if sleepingUpdate(now) { return }
         input.advance(to: now)
         if !advanceTouchTest(to: now) { emit(session.advance(to: now), at: now) }
         var waitingFrame: TimeStamp?
@@ -276,6 +281,7 @@ public final class KioskRuntime {
         loop.arm(inputTimer, at: input.nextDeadline)
         let animation = displayState == .showing ? nextPictureChange(at: now) : nil
         loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
+        planDisplaySleep(now)
     }
 
     /// Renders and presents if a frame is due; returns when to try again if it is paced out.

@@ -179,7 +179,7 @@ import Testing
     /// Every family has HELP and TYPE, follows the naming rules, and counters end in `_total`.
     @Test func everyFamilyIsWellFormed() {
         let families = KioskMetrics(startTime: 0).families(live(touchscreens: 1))
-        #expect(families.count == 13)
+        #expect(families.count == 15)
         #expect(Set(families.map(\.name)).count == families.count)
         for f in families {
             #expect(f.name.hasPrefix("bubble_kiosk_"))

@@ -15,7 +15,8 @@
 # and pop the first K bubbles (rotation 0 then pops the rest: round over, with the bonus);
 # unplug the touchscreen mid-drag and play on a second one; on tty1, switch VTs away and back
 # (at rest, and while the game goes on), pop a bubble, and recover after another program held
-# DRM master meanwhile; the console is back at the end.
+# DRM master meanwhile; display sleep by a schedule over the guest's time (DPMS off read back
+# with `devices`, no frames, a tap wakes it and is not played); the console is back at the end.
 # Ends with "e2e-test: N passed, N failed"; exit 0 only when nothing failed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -226,13 +227,29 @@ vm_check_show "vt: recovered, the game is on screen in full again (bubble 0 stil
 vm_check "vt: exits 0 on SIGTERM" exited_ok vt
 vm_check "vt: no crash, no restore error" no_crash vt
 vm_check "vt: tty1 is the foreground VT after the run" vt_is after tty1
+vm_check "sleep: asleep (schedule) right after the first frame: screen off" \
+    vm_in_order sleep 'first frame on screen' 'display asleep \(schedule [0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2}\): screen off'
+vm_check "sleep: devices reads the connector's DPMS back through libdrm: off" \
+    vm_has '^SLEEPDEV1\|       power \(DPMS\): off'
+vm_check "sleep: the status line says so: screen=start ... display_state=asleep" \
+    status_is sleep-1 'screen=start .*display_state=asleep'
+vm_check "sleep: no frame drawn while asleep (frames $(frames_at sleep-1), $(frames_at sleep-2))" \
+    same_frames sleep-1 sleep-2
+vm_check "sleep: a tap wakes it" vm_in_order sleep 'display asleep' 'display awake \(a touch; it is not played\)'
+vm_check "sleep: DPMS reads on again after the touch" vm_has '^SLEEPDEV2\|       power \(DPMS\): on'
+vm_check "sleep: frames drawn again ($(frames_at sleep-2) -> $(frames_at sleep-woken))" more_frames sleep-2 sleep-woken
+vm_check "sleep: the waking tap on Start was no tap: still the start screen, awake" \
+    bash -c "grep -E '^E2E-STATUS sleep-woken ' '$VM_LOG' | tail -n1 | grep -E 'screen=start score=0 ' | grep -qv 'display_state=asleep'"
+vm_check "sleep: the start screen is on the display again" vm_dump sleep-woken --expect graphics $start_screen
+vm_check "sleep: after the run the text console is back" vm_dump sleep-after --expect console
+vm_check "sleep: exits 0 on SIGTERM, no crash" bash -c "grep -q '^E2E-EXIT sleep rc=0' '$VM_LOG' && ! grep -qE '^sleep\| .*(Fatal error|Segmentation|restoring the screen)' '$VM_LOG'"
 vm_check "after the last run: the text console is back" vm_dump after-all --expect console
 
 vm_png_copies
 echo "--- status at each checkpoint"
 grep -E '^E2E-STATUS ' "$VM_LOG" | sed 's/^E2E-STATUS /  /' || true
 echo "--- input-to-screen latency on bochs-drm (evdev event time to page flip), per run"
-for run in rot0 rot90 rot180 rot270 unplug vt; do
+for run in rot0 rot90 rot180 rot270 unplug vt sleep; do
     printf '  %-7s %s\n' "$run" "$(vm_lines "$run" | grep -E '^stats:' | tail -n1)"
 done
 echo "--- guest steps (uptime in s)"

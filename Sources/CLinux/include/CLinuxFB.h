@@ -51,6 +51,12 @@ static inline int CLinux_fb_get_info(int fd, CLinux_fb_info *info) {
     return 0;
 }
 
+/// FBIOBLANK: powers the screen down (blank != 0, FB_BLANK_POWERDOWN) or back on
+/// (FB_BLANK_UNBLANK); 0 or -1 with errno set.
+static inline int CLinux_fb_blank(int fd, int blank) {
+    return ioctl(fd, FBIOBLANK, blank ? FB_BLANK_POWERDOWN : FB_BLANK_UNBLANK);
+}
+
 /// KDSETMODE on a console tty: graphics (1) stops fbcon drawing text and the cursor over the
 /// kiosk's picture; text (0) gives the console back.
 static inline int CLinux_kd_set_graphics(int tty_fd, int graphics) {

@@ -5,6 +5,10 @@ extension ConfigSchema {
                   "Screen pixels per millimetre; auto asks the display, else assumes \(formatConfigNumber(DisplaySettings.fallbackPxPerMM))"),
         ConfigKey("display", "rotation", .choice(\.display.rotation, [0, 90, 180, 270]),
                   "Degrees clockwise the picture is turned on the panel, for portrait mounting; touch follows"),
+        ConfigKey("display", "sleep_after_idle_min", .double(\.display.sleepAfterIdleMin, 0...10080),
+                  "Minutes the start screen stays untouched before the display is switched off, with [attract] demo = false; 0 is never"),
+        ConfigKey("display", "sleep_schedule", .schedule(\.display.sleepSchedule),
+                  "Local times the display is switched off, such as 22:00-07:00 (several ranges with commas); a touch wakes it; empty is never"),
 
         ConfigKey("input", "grab", .bool(\.input.grab),
                   "Take touchscreens exclusively, so nothing else on the machine sees the touches"),

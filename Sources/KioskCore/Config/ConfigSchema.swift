@@ -26,6 +26,8 @@ public enum ConfigKind: Sendable {
     /// A program and its arguments with shell-like quoting (`HookCommandLine`), never run
     /// through a shell; empty for none.
     case commandLine(WritableKeyPath<Settings, String> & Sendable)
+    /// Ranges of local time, `22:00-07:00,12:00-13:00` (`SleepSchedule`); empty for none.
+    case schedule(WritableKeyPath<Settings, SleepSchedule> & Sendable)
 }
 
 /// One key of the config file: its section and name, what it accepts, what it sets, and its doc line.
@@ -61,6 +63,7 @@ public struct ConfigKey: Sendable {
         case .path: return "an absolute path or 'auto'"
         case .text(_, let expects, _): return expects
         case .commandLine: return "a program and its arguments, quoted as in sh but run without a shell, or nothing"
+        case .schedule: return "HH:MM-HH:MM ranges of local time separated by commas, or nothing"
         }
     }
 
@@ -120,6 +123,11 @@ public struct ConfigKey: Sendable {
                 return "not a command line: \(problem), got '\(echoed(text))'"
             }
             settings[keyPath: path] = text
+        case .schedule(let path):
+            switch SleepSchedule.parse(text) {
+            case .success(let schedule): settings[keyPath: path] = schedule
+            case .failure(let problem): return "\(problem) (expected \(expectation)), got '\(echoed(text))'"
+            }
         }
         return nil
     }
@@ -137,6 +145,7 @@ public struct ConfigKey: Sendable {
         case .path(let path): return settings[keyPath: path] ?? "auto"
         case .text(let path, _, _): return settings[keyPath: path]
         case .commandLine(let path): return settings[keyPath: path]
+        case .schedule(let path): return settings[keyPath: path].description
         }
     }
 
@@ -147,7 +156,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .keyword, .numbers, .path, .text, .commandLine: return nil
+        case .bool, .keyword, .numbers, .path, .text, .commandLine, .schedule: return nil
         }
     }
 
@@ -164,6 +173,7 @@ public struct ConfigKey: Sendable {
         case .path(let path): target[keyPath: path] = source[keyPath: path]
         case .text(let path, _, _): target[keyPath: path] = source[keyPath: path]
         case .commandLine(let path): target[keyPath: path] = source[keyPath: path]
+        case .schedule(let path): target[keyPath: path] = source[keyPath: path]
         }
     }
 }

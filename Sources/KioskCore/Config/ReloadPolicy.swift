@@ -19,6 +19,8 @@ public enum ReloadPolicy {
         // Rules a round in progress can follow at once without moving anything on screen.
         case ("game", "hit_margin_mm"), ("game", "swipe_tolerance_deg"): return .now
         case ("attract", "timed_mode"): return .nextRound
+        // The display's power follows the clock and touches, not its mode.
+        case ("display", "sleep_after_idle_min"), ("display", "sleep_schedule"): return .now
         // Devices are opened (and grabbed) once.
         case ("input", "grab"): return .restart
         default: break

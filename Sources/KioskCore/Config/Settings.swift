@@ -143,6 +143,11 @@ public struct DisplaySettings: Equatable, Sendable {
     public static let fallbackPxPerMM = 4.0
     /// Degrees clockwise the picture is turned on the panel (0, 90, 180, 270); touch follows.
     public var rotation = 0
+    /// Minutes the start screen stays untouched, with the attract demo off, before the display
+    /// sleeps; 0: never.
+    public var sleepAfterIdleMin = 0.0
+    /// Ranges of local time when the display sleeps (`DisplaySleepPolicy`).
+    public var sleepSchedule = SleepSchedule.none
 
     public init() {}
 }

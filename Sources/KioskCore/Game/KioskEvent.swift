@@ -22,4 +22,7 @@ public enum KioskEvent: Equatable, Sendable {
     /// An operator gesture fired: the touch-test screen asked for, or the reset (the kiosk
     /// stops with `ExitStatus.operatorReset` once its observers have seen it).
     case operatorGesture(OperatorGesture)
+    /// The display was switched off (`asleep`: the sleep schedule or the idle start screen), or
+    /// woke again (a touch, the schedule's end).
+    case displaySleep(asleep: Bool)
 }

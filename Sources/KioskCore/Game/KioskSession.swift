@@ -28,6 +28,19 @@ public struct KioskSession: Sendable {
         return events
     }
 
+    /// The display goes to sleep: the attract demo (if it plays) ends and the start screen
+    /// shows, so nothing moves while nobody can see it.
+    public mutating func sleep(at time: TimeStamp) {
+        guard game.isDemo else { return }
+        stopDemo(at: time)
+        game.endDemo(at: time)
+    }
+
+    /// The display woke: the start screen's idle time (the demo's countdown) starts again.
+    public mutating func wake(at time: TimeStamp) {
+        game.touched(at: time)
+    }
+
     /// A real device's frame.
     public mutating func process(_ frame: TouchFrame) -> [GameEvent] {
         var events: [GameEvent] = []

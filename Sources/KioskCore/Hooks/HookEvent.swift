@@ -116,7 +116,7 @@ public struct HookEventMapper: Sendable {
             return (.touchscreenLost, fields)
         case .operatorGesture(let g) where g.action == .reset:
             return (.reset, [("gesture", .string(g.kind.rawValue)), ("device", .int(g.device))])
-        case .game, .screen, .touch, .touchTest, .stuckTouch, .operatorGesture:
+        case .game, .screen, .touch, .touchTest, .stuckTouch, .operatorGesture, .displaySleep:
             return nil
         }
     }

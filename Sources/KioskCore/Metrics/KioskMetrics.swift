@@ -30,6 +30,9 @@ public struct KioskMetrics: Sendable {
     public private(set) var lastTouch: Double?
     /// Contacts the stuck-touch filter dropped.
     public private(set) var stuckTouches = 0
+    /// The display is switched off now, and how often it was since the start.
+    public private(set) var displayAsleep = false
+    public private(set) var displaySleeps = 0
 
     /// The mode label of the round in play, nil between rounds.
     private var current: String?
@@ -71,6 +74,9 @@ public struct KioskMetrics: Sendable {
             current = nil
         case .stuckTouch:
             stuckTouches += 1
+        case .displaySleep(let asleep):
+            if asleep && !displayAsleep { displaySleeps += 1 }
+            displayAsleep = asleep
         case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest, .operatorGesture:
             break
         }
@@ -150,6 +156,12 @@ public struct KioskMetrics: Sendable {
             MetricFamily("bubble_kiosk_display_up", .gauge,
                          help: "1 while the kiosk shows on its display, 0 while the display is lost or the VT switched away.",
                          [S([], live.displayUp ? 1 : 0)]),
+            MetricFamily("bubble_kiosk_display_asleep", .gauge,
+                         help: "1 while the display is switched off by the sleep schedule or the idle start screen, else 0.",
+                         [S([], displayAsleep ? 1 : 0)]),
+            MetricFamily("bubble_kiosk_display_sleeps_total", .counter,
+                         help: "Times the display was switched off to sleep.",
+                         [S([], Double(displaySleeps))]),
         ]
         if let n = live.touchscreens {
             result.append(MetricFamily("bubble_kiosk_touchscreens", .gauge,

@@ -177,7 +177,39 @@ finish vt
 unplug "$dev_pid"
 say VT "after tty=$(cat /sys/class/tty/tty0/active)"
 
-# --- 4: the console is back after the last run ----------------------------------------------
+# --- 4: display sleep: a sleep_schedule range around the guest's time of day ----------------
+# From a minute ago to 30 minutes on (the guest's local time is UTC, for date and the kiosk
+# alike): the kiosk draws its first frame, switches the connector off (DPMS) and draws nothing;
+# a tap on Start wakes it and must not start a round; after it the console is back.
+step sleep
+sched=$(date +%H:%M | awk -F: '{ m = $1 * 60 + $2; s = (m + 1439) % 1440; e = (m + 30) % 1440
+    printf "%02d:%02d-%02d:%02d", s / 60, s % 60, e / 60, e % 60 }')
+say INFO "sleep schedule $sched"
+printf '[display]\npx_per_mm = 4\nsleep_schedule = %s\n\n[attract]\ndemo = false\n' "$sched" > /tmp/sleep.conf
+new_device d /test/touch.desc
+vm-screendump sleep-before
+# On tty1, as the unit runs it: at exit the VT goes back to text mode and the console is redrawn.
+kiosk sleep /tmp/sleep.conf /dev/tty1
+wait_for /tmp/sleep.log "input: using $dev_node" 5
+wait_for /tmp/sleep.log 'display asleep \(schedule' 10
+bubble-kiosk devices > /tmp/sleep-devices-off.log 2>&1
+show SLEEPDEV1 /tmp/sleep-devices-off.log
+status sleep sleep-1
+sleep 1.5
+status sleep sleep-2
+vm-screendump sleep-asleep
+evemu-play "$dev_node" < /test/unplug-start.events
+wait_for /tmp/sleep.log 'display awake' 10
+status sleep sleep-woken
+bubble-kiosk devices > /tmp/sleep-devices-on.log 2>&1
+show SLEEPDEV2 /tmp/sleep-devices-on.log
+vm-screendump sleep-woken
+finish sleep
+unplug "$dev_pid"
+sleep 0.5
+vm-screendump sleep-after
+
+# --- 5: the console is back after the last run ----------------------------------------------
 sleep 0.5
 vm-screendump after-all
 step done

@@ -1,0 +1,117 @@
+/// When the display sleeps (switched off, nothing drawn) and why: `[display] sleep_schedule`
+/// ranges of local time, and `sleep_after_idle_min` on an untouched start screen when the
+/// attract demo is off (a kiosk that wants its demo seen keeps it on outside the schedule).
+///
+/// A pure function of the settings, the game's screen, the latest touches and wakes, and the
+/// local time; it also says when to look again, so the loop arms one timer and otherwise sleeps.
+public struct DisplaySleepPolicy: Sendable {
+    /// Why the display sleeps.
+    public enum Reason: Equatable, Sendable {
+        /// The start screen went untouched for `sleep_after_idle_min`.
+        case idle
+        /// Local time is inside this range of `sleep_schedule`.
+        case schedule(SleepSchedule.Range)
+    }
+
+    /// The answer: asleep (with why) or awake, and when the answer may change without input
+    /// (nil: only input or a screen change can change it).
+    public struct Decision: Equatable, Sendable {
+        public var asleep: Reason?
+        public var recheck: TimeStamp?
+    }
+
+    /// What the runtime knows at the moment.
+    public struct Facts: Sendable {
+        public var screen: KioskGame.Screen
+        /// When the screen last changed.
+        public var screenSince: TimeStamp
+        /// The latest touch on a real touchscreen, including one that woke the display; nil
+        /// when there was none.
+        public var lastTouch: TimeStamp?
+        /// When the display last woke, or the kiosk started.
+        public var lastWake: TimeStamp
+        /// A finger is still down (the one that woke the display, or anyone playing).
+        public var touching: Bool
+
+        public init(screen: KioskGame.Screen, screenSince: TimeStamp, lastTouch: TimeStamp?, lastWake: TimeStamp,
+                    touching: Bool) {
+            self.screen = screen
+            self.screenSince = screenSince
+            self.lastTouch = lastTouch
+            self.lastWake = lastWake
+            self.touching = touching
+        }
+    }
+
+    /// Inside a schedule range, a touch keeps the display on this long after the latest touch
+    /// (then the start screen or demo sleeps again).
+    public static let scheduleWakeMS = 60_000.0
+    /// Longest wait between two looks at the clock: a wall clock set later (NTP on a board
+    /// without a battery-backed clock) is followed within this time.
+    public static let longestRecheckMS = 3_600_000.0
+
+    public var idleMinutes: Double
+    public var schedule: SleepSchedule
+    /// The attract demo is on: no idle sleep, only the schedule.
+    public var demoWanted: Bool
+
+    public init(idleMinutes: Double, schedule: SleepSchedule, demoWanted: Bool) {
+        self.idleMinutes = idleMinutes
+        self.schedule = schedule
+        self.demoWanted = demoWanted
+    }
+
+    public init(_ settings: Settings) {
+        self.init(idleMinutes: settings.display.sleepAfterIdleMin, schedule: settings.display.sleepSchedule,
+                  demoWanted: settings.attract.demo)
+    }
+
+    /// Nothing configured: the display never sleeps and nothing needs a timer.
+    public var isOff: Bool { schedule.isEmpty && !idlesOut }
+
+    private var idlesOut: Bool { idleMinutes > 0 && !demoWanted }
+
+    /// Asleep or awake at `now`, and when to look again.
+    public func decide(_ facts: Facts, at now: TimeStamp, clock: LocalWallClock) -> Decision {
+        guard !isOff else { return Decision(asleep: nil, recheck: nil) }
+        // A person playing, or the round-over screen with their score: never in their face.
+        let resting: Bool
+        switch facts.screen {
+        case .start, .playing(demo: true): resting = true
+        case .playing(demo: false), .roundOver: resting = false
+        }
+        guard resting, !facts.touching else { return Decision(asleep: nil, recheck: nil) }
+
+        var checks: [TimeStamp] = []
+        var asleep: Reason?
+        if !schedule.isEmpty {
+            let minute = clock.secondsSinceMidnight(at: now) / 60
+            if let range = schedule.range(containing: minute) {
+                let keptOn = facts.lastTouch.map { $0.adding(milliseconds: Self.scheduleWakeMS) }
+                if let keptOn, keptOn > now {
+                    checks.append(keptOn)
+                } else {
+                    asleep = .schedule(range)
+                }
+                // Where this range ends (another may follow: then it is looked at again).
+                checks.append(clock.next(minute: range.end, after: now))
+            } else if let start = schedule.ranges.map({ clock.next(minute: $0.start, after: now) }).min() {
+                checks.append(start)
+            }
+        }
+        // Asleep by the schedule, only its end (or a touch) changes anything.
+        if idlesOut, facts.screen == .start, asleep == nil {
+            let quietSince = [facts.screenSince, facts.lastTouch ?? facts.lastWake, facts.lastWake].max()!
+            let due = quietSince.adding(milliseconds: idleMinutes * 60_000)
+            if now >= due {
+                asleep = .idle
+            } else {
+                checks.append(due)
+            }
+        }
+        // Never a deadline in the past (a clock that jumped): that would spin.
+        let soonest = now.adding(milliseconds: 1000)
+        let recheck = checks.map { max($0, soonest) }.min().map { min($0, now.adding(milliseconds: Self.longestRecheckMS)) }
+        return Decision(asleep: asleep, recheck: recheck)
+    }
+}

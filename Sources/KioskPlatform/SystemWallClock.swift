@@ -1,0 +1,60 @@
+import CLinux
+import Glibc
+import KioskCore
+
+/// The machine's local time (TZ, /etc/localtime) for monotonic moments: `localtime_r` for the
+/// time of day, `mktime` for when a time of day next comes, so daylight-saving days are as long
+/// as the C library says. The offset between the real-time and monotonic clocks is read anew
+/// at each call, so a clock set meanwhile is followed from the next call on.
+public final class SystemWallClock: LocalWallClock {
+    public init() {}
+
+    /// Microseconds to add to a monotonic time to get Unix time.
+    private func offsetUS() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000 - CLinux_monotonic_us()
+    }
+
+    private func local(_ unixSeconds: Int64) -> tm {
+        var t = time_t(unixSeconds)
+        var out = tm()
+        localtime_r(&t, &out)
+        return out
+    }
+
+    public func secondsSinceMidnight(at t: TimeStamp) -> Int {
+        let civil = local((t.microseconds &+ offsetUS()) / 1_000_000)
+        return Int(civil.tm_hour) * 3600 + Int(civil.tm_min) * 60 + min(Int(civil.tm_sec), 59)
+    }
+
+    public func next(minute: Int, after t: TimeStamp) -> TimeStamp {
+        let offset = offsetUS()
+        let unixUS = t.microseconds &+ offset
+        let today = local(unixUS / 1_000_000)
+        for day in 0...2 {
+            var want = today
+            want.tm_mday += Int32(day)
+            want.tm_hour = Int32(minute / 60)
+            want.tm_min = Int32(minute % 60)
+            want.tm_sec = 0
+            want.tm_isdst = -1  // whatever daylight saving says on that day
+            let at = mktime(&want)
+            if at != -1, Int64(at) * 1_000_000 > unixUS {
+                return TimeStamp(microseconds: Int64(at) * 1_000_000 &- offset)
+            }
+        }
+        // mktime cannot say (a time zone without that day?): look again in an hour.
+        return t.adding(milliseconds: 3_600_000)
+    }
+
+    /// Now as local wall time, `2026-12-01 10:15:02 CET` (log lines that say when).
+    public static func now() -> String {
+        var t = time(nil)
+        var civil = tm()
+        localtime_r(&t, &civil)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &civil)
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,178 @@
+import KioskCore
+import KioskPlatform
+
+/// The display's sleep as the runtime keeps it (`DisplaySleepPolicy` decides).
+public struct DisplaySleepState {
+    /// Why the display sleeps now; nil while it is on.
+    public internal(set) var reason: DisplaySleepPolicy.Reason?
+    /// Where the local time of day comes from: the system's; tests put a virtual one here
+    /// before the runtime starts.
+    public var wallClock: LocalWallClock = SystemWallClock()
+    /// Times the display went to sleep, and touch frames kept from the game since the start.
+    public internal(set) var sleeps = 0
+    public internal(set) var swallowedFrames = 0
+    /// The one timer for the policy's next look ("display-sleep"), made on first use.
+    var timer: EventLoop.TimerID?
+    /// Devices with fingers still down from the touch that woke the display.
+    var wakingDevices: Set<Int> = []
+    var lastTouch: TimeStamp?
+    var lastWake: TimeStamp?
+    var asleepSince: TimeStamp?
+    /// A refused power switch is logged once.
+    var powerErrorLogged = false
+
+    public init() {}
+}
+
+/// Display sleep: switched off by `[display] sleep_schedule` or an idle start screen, nothing
+/// rendered, no game time passing; a touch wakes it (and never reaches the game), and so does
+/// the schedule's end.
+extension KioskRuntime {
+    public var isAsleep: Bool { displaySleep.reason != nil }
+
+    /// `display asleep (schedule 22:00-07:00)` / `display asleep (idle)`, for STATUS=.
+    var sleepStatus: String? {
+        switch displaySleep.reason {
+        case nil: return nil
+        case .idle: return "display asleep (idle)"
+        case .schedule(let range): return "display asleep (schedule \(range))"
+        }
+    }
+
+    /// The first look at every touch frame. A touch on the sleeping display wakes it, and that
+    /// whole touch, on every device, until each finger lifted, is kept from the game (no tap,
+    /// no round start). True when the frame was taken.
+    func takeWakingTouch(_ frame: TouchFrame) -> Bool {
+        let down = !frame.contacts.isEmpty
+        if down { displaySleep.lastTouch = frame.time }
+        if isAsleep {
+            if down {
+                displaySleep.wakingDevices.insert(frame.device)
+                wake(at: frame.time, why: "a touch; it is not played")
+            }
+            displaySleep.swallowedFrames += 1
+            return true
+        }
+        guard !displaySleep.wakingDevices.isEmpty else { return false }
+        if down {
+            displaySleep.wakingDevices.insert(frame.device)
+        } else {
+            displaySleep.wakingDevices.remove(frame.device)
+        }
+        displaySleep.swallowedFrames += 1
+        return true
+    }
+
+    /// A device went away: its fingers are up.
+    func sleepDeviceLost(_ device: Int) {
+        displaySleep.wakingDevices.remove(device)
+    }
+
+    /// At the start of an iteration's work. While asleep: input due, the status, the one timer;
+    /// nothing drawn, the session left still, and true. Wakes the display when the policy no
+    /// longer wants it asleep (the schedule's end) and returns false: the iteration draws.
+    func sleepingUpdate(_ now: TimeStamp) -> Bool {
+        guard let reason = displaySleep.reason else { return false }
+        let decision = decideSleep(now)
+        guard let still = decision.asleep else {
+            let why: String
+            switch reason {
+            case .schedule(let range): why = "the schedule \(range) ended"
+            case .idle: why = "no longer idle"
+            }
+            wake(at: now, why: why)
+            return false
+        }
+        if still != reason {
+            displaySleep.reason = still
+            log(.info, "\(sleepStatus!)")
+        }
+        input.advance(to: now)
+        reportStatus()
+        loop.arm(sessionTimer, at: nil)
+        loop.arm(frameTimer, at: nil)
+        loop.arm(inputTimer, at: input.nextDeadline)
+        armSleepTimer(decision.recheck)
+        return true
+    }
+
+    /// At the end of an awake iteration: goes to sleep when the policy says so, else arms the
+    /// timer for its next look.
+    func planDisplaySleep(_ now: TimeStamp) {
+        let policy = DisplaySleepPolicy(settings)
+        if policy.isOff {
+            if let timer = displaySleep.timer { loop.arm(timer, at: nil) }
+            return
+        }
+        let decision = decideSleep(now)
+        // Not before the first frame (READY=1 waits for it), not while the screen is not ours.
+        guard let reason = decision.asleep, readySent, displayState == .showing, !isTouchTestOpen else {
+            armSleepTimer(decision.recheck)
+            return
+        }
+        fallAsleep(reason, at: now, recheck: decision.recheck)
+    }
+
+    private func decideSleep(_ now: TimeStamp) -> DisplaySleepPolicy.Decision {
+        let game = session.game
+        let fingers = session.contacts.keys.contains { $0 != DemoPlayer.device }
+        let facts = DisplaySleepPolicy.Facts(screen: game.screen, screenSince: game.screenSince,
+                                             lastTouch: displaySleep.lastTouch,
+                                             lastWake: displaySleep.lastWake ?? started,
+                                             touching: fingers || !displaySleep.wakingDevices.isEmpty)
+        return DisplaySleepPolicy(settings).decide(facts, at: now, clock: displaySleep.wallClock)
+    }
+
+    private func armSleepTimer(_ at: TimeStamp?) {
+        if displaySleep.timer == nil {
+            guard at != nil else { return }
+            // Its firing only wakes the loop: the iteration's work looks again.
+            displaySleep.timer = loop.addTimer("display-sleep")
+        }
+        loop.arm(displaySleep.timer!, at: at)
+    }
+
+    private func fallAsleep(_ reason: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {
+        displaySleep.reason = reason
+        displaySleep.asleepSince = now
+        displaySleep.sleeps += 1
+        // The demo stops: nothing moves while nobody can see it.
+        session.sleep(at: now)
+        emit([], at: now)
+        forgetInputInFlight()
+        switchPower(on: false)
+        var until = "a touch"
+        if case .schedule(let range) = reason { until += " or \(SleepSchedule.Range.clock(range.end))" }
+        log(.info, "\(sleepStatus!): screen off, nothing drawn until \(until)")
+        notify(.displaySleep(asleep: true), at: now)
+        reportStatus()
+        loop.arm(sessionTimer, at: nil)
+        loop.arm(frameTimer, at: nil)
+        armSleepTimer(recheck)
+    }
+
+    private func wake(at now: TimeStamp, why: String) {
+        guard isAsleep else { return }
+        displaySleep.reason = nil
+        displaySleep.lastWake = now
+        switchPower(on: true)
+        session.wake(at: now)
+        repaintAll()
+        let minutes = displaySleep.asleepSince.map { (now.milliseconds(since: $0) / 6000).rounded() / 10 } ?? 0
+        log(.info, "display awake (\(why)) after \(minutes) min asleep")
+        notify(.displaySleep(asleep: false), at: now)
+        reportStatus()
+        if let timer = displaySleep.timer { loop.arm(timer, at: nil) }
+    }
+
+    private func switchPower(on: Bool) {
+        do {
+            try display.setPower(on: on)
+        } catch {
+            guard !displaySleep.powerErrorLogged else { return }
+            displaySleep.powerErrorLogged = true
+            log(.warning, "display \(display.name): cannot switch the screen \(on ? "on" : "off"): \(error); "
+                + "the kiosk goes on (drawing \(on ? "again" : "nothing"))")
+        }
+    }
+}
