@@ -137,8 +137,7 @@ extension KioskRuntime {
         displaySleep.asleepSince = now
         displaySleep.sleeps += 1
         // The demo stops: nothing moves while nobody can see it.
-        session.sleep(at: now)
-        emit([], at: now)
+        emit(session.sleep(at: now), at: now)
         forgetInputInFlight()
         switchPower(on: false)
         var until = "a touch"

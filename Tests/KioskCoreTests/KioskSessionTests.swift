@@ -29,6 +29,27 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
         #expect(s.game.round?.bubbles.count == 10)
     }
 
+    @Test func withSeveralModesATouchOnTheDemoShowsTheModeButtons() {
+        var s = makeSession { $0.modes.timed = true }
+        _ = s.startDemo(at: .zero)
+        #expect(s.game.isDemo)
+        // The touch lands where the timed mode's button is: it only stops the demo.
+        let timed = s.game.button(for: .timed)!.center
+        #expect(realTap(&s, timed, at: 1000) == [.roundAbandoned])
+        #expect(s.game.screen == .start && s.game.round == nil)
+        #expect(s.contacts.isEmpty)
+        // The next tap chooses.
+        #expect(realTap(&s, timed, at: 2000) == [.roundStarted(demo: false)])
+        #expect(s.game.round?.mode == .timed)
+    }
+
+    @Test func withOneModeATouchOnTheDemoStartsARoundAtOnce() {
+        var s = makeSession()
+        _ = s.startDemo(at: .zero)
+        #expect(realTap(&s, Vector2(5, 5), at: 1000).first == .roundStarted(demo: false))
+        #expect(s.game.screen == .playing(demo: false))
+    }
+
     @Test func walkingAwayMidRoundReturnsToStart() {
         var s = makeSession { $0.attract.idleTimeoutS = 30; $0.attract.demo = false }
         _ = realTap(&s, s.game.button.center, at: 0)

@@ -87,13 +87,6 @@ public struct KioskGame: Sendable {
         lastRealTouch = time
     }
 
-    /// Ends the attract demo's round at once, back to the start screen (the display sleeps).
-    public mutating func endDemo(at time: TimeStamp) {
-        guard isDemo else { return }
-        round = nil
-        setScreen(.start, at: time)
-    }
-
     /// Starts a round now (a mode's button, or the attract demo). Without `mode`: the first
     /// offered mode; the demo plays the offered modes in turn.
     public mutating func startRound(at time: TimeStamp, demo: Bool = false, mode chosen: Round.Mode? = nil) -> [GameEvent] {

@@ -30,10 +30,10 @@ public struct KioskSession: Sendable {
 
     /// The display goes to sleep: the attract demo (if it plays) ends and the start screen
     /// shows, so nothing moves while nobody can see it.
-    public mutating func sleep(at time: TimeStamp) {
-        guard game.isDemo else { return }
+    public mutating func sleep(at time: TimeStamp) -> [GameEvent] {
+        guard game.isDemo else { return [] }
         stopDemo(at: time)
-        game.endDemo(at: time)
+        return game.returnToStart(at: time)
     }
 
     /// The display woke: the start screen's idle time (the demo's countdown) starts again.
@@ -49,6 +49,15 @@ public struct KioskSession: Sendable {
             if game.isDemo {
                 // Any real touch takes over at once from the ghost fingers.
                 stopDemo(at: frame.time)
+                if game.modes.count > 1 {
+                    // Several modes: the start screen, to choose one. The touch that stopped
+                    // the demo chooses nothing (a resync: ignored until it lifts).
+                    events += game.returnToStart(at: frame.time)
+                    var taken = frame
+                    taken.resync = true
+                    contacts[frame.device] = frame.contacts
+                    return events + recognise(taken, fromDemo: false)
+                }
                 events += game.startRound(at: frame.time)
             }
         }
