@@ -71,14 +71,14 @@ unit-test: deps
 	$(SWIFT) test --skip-build
 
 # The real kernel under QEMU: the harness itself, the DRM display, evdev input with hotplug,
-# the end-to-end game (DRM + evdev + all four rotations, VT switches). All use the release
-# binary. `make vm-test-sound` (sound on snd-aloop) is kept apart: its first pop comes late
-# while the sound thread is still making the default sounds under emulation.
+# the end-to-end game (DRM + evdev + all four rotations, VT switches, display sleep), sound on
+# snd-aloop. All use the release binary; `make vm-test-sound` runs the sound test alone.
 vm-test: release
 	bash Tests/vm/selftest.sh
 	bash Tests/vm/display-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
 
 vm-test-sound: release
 	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)

@@ -12,6 +12,20 @@ func temporaryDirectory() -> String {
     return String(cString: p!)
 }
 
+/// A folder nothing can be written in. Root writes anywhere it has mode bits for: /proc/self
+/// takes no files even for root.
+func unwritableDirectory() -> String {
+    if getuid() == 0 { return "/proc/self" }
+    let dir = temporaryDirectory()
+    chmod(dir, 0o555)
+    return dir
+}
+
+/// The log lines among a score writer's results.
+func logLines(_ results: [ScoreResult]) -> [String] {
+    results.compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+}
+
 func writeFile(_ path: String, _ bytes: [UInt8]) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     precondition(fd >= 0)
@@ -160,14 +174,7 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
     }
 
     @Test func aFolderThatCannotBeWrittenIsReported() throws {
-        // Root writes anywhere it has mode bits for: /proc/self takes no files even for root.
-        let dir: String
-        if getuid() == 0 {
-            dir = "/proc/self"
-        } else {
-            dir = temporaryDirectory()
-            chmod(dir, 0o555)
-        }
+        let dir = unwritableDirectory()
         #expect(throws: ScoreStoreError.self) { try ScoreStore(directory: dir) }
         // A folder that cannot even be made.
         let file = temporaryDirectory() + "/plain"
@@ -248,18 +255,12 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
     }
 
     @Test func aFolderThatCannotBeWrittenIsReportedOnceAndRoundsAreDropped() throws {
-        let dir: String
-        if getuid() == 0 {
-            dir = "/proc/self"
-        } else {
-            dir = temporaryDirectory()
-            chmod(dir, 0o555)
-        }
+        let dir = unwritableDirectory()
         let writer = try ScoreWriter(directory: dir)
         for i in 0..<5 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3)) }
         writer.post(.refresh(rows: 3))
         writer.stop()
-        let logs: [String] = writer.results.take().compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+        let logs = logLines(writer.results.take())
         #expect(logs.count == 1, "\(logs)")
         #expect(logs.first?.contains("cannot save scores") == true)
         #expect(logs.first?.contains("the game goes on without saving") == true)
@@ -272,7 +273,7 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         writer.post(.record(record(12), roundStart: .zero, tableSize: 10, rows: 3))
         writer.stop()
         let results = writer.results.take()
-        let logs: [String] = results.compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+        let logs = logLines(results)
         #expect(logs.count == 1 && logs[0].contains("moved it to"), "\(logs)")
         #expect(results.contains { if case .recorded(1, _, .classic, 12, 1) = $0 { true } else { false } })
     }

@@ -77,7 +77,7 @@ import Testing
         let writer = try ScoreWriter(directory: dir, wallClock: { Self.noon(0) })
         writer.post(.touches(Self.batch([(0, 1, 1)]), wallMS: Self.noon(0)))
         writer.stop()
-        let logs: [String] = writer.results.take().compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+        let logs = logLines(writer.results.take())
         #expect(logs.count == 1 && logs[0].contains("moved it to"), "\(logs)")
         let store = try #require(try ScoreStore(existingIn: dir))
         #expect(try store.touchHeatmap(days: nil, nowMS: Self.noon(0)).map.total == 1)
@@ -85,17 +85,11 @@ import Testing
 
     /// A folder that cannot be written: one line, the batches are dropped, nothing crashes.
     @Test func anUnwritableFolderIsOneLine() throws {
-        let dir: String
-        if getuid() == 0 {
-            dir = "/proc/self"
-        } else {
-            dir = temporaryDirectory()
-            chmod(dir, 0o555)
-        }
+        let dir = unwritableDirectory()
         let writer = try ScoreWriter(directory: dir)
         for _ in 0..<4 { writer.post(.touches(Self.batch([(0, 0, 1)]), wallMS: Self.noon(0))) }
         writer.stop()
-        let logs: [String] = writer.results.take().compactMap { if case .log(_, let l) = $0 { l } else { nil } }
+        let logs = logLines(writer.results.take())
         #expect(logs.count == 1 && logs[0].contains("the game goes on without saving"), "\(logs)")
     }
 }
