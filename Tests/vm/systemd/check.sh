@@ -199,7 +199,10 @@ node=$(grep -oE '/dev/input/event[0-9]+' /run/touch.dev | head -n1)
 info "touchscreen ${node:-missing}"
 check "the kiosk uses the new touchscreen (hotplug)" wait_journal input "input: using $node" 10
 evemu-play "$node" < "$files/tap.events"
-sleep 1.5
+# The tap takes over the demo (or presses Start): under emulation the new round's first frame
+# may take a few seconds to draw, and STATUS= changes only once it is on screen.
+for i in $(seq 100); do systemctl show -P StatusText "$unit" | grep -q playing && break; sleep 0.2; done
+sleep 0.5
 screendump after-tap || fail "screendump after-tap"
 info "StatusText after the tap: $(prop StatusText)"
 check "STATUS= says playing after the tap on Start" bash -c 'systemctl show -P StatusText '$unit' | grep -q playing'
