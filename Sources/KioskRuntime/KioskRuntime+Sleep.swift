@@ -7,7 +7,7 @@ public struct DisplaySleepState {
     public internal(set) var reason: DisplaySleepPolicy.Reason?
     /// Where the local time of day comes from: the system's; tests put a virtual one here
     /// before the runtime starts.
-    public var wallClock: LocalWallClock = SystemWallClock()
+    public var wallClock: LocalWallClock = SystemWallClock() { didSet { lastDecision = nil } }
     /// Times the display went to sleep, and touch frames kept from the game since the start.
     public internal(set) var sleeps = 0
     public internal(set) var swallowedFrames = 0
@@ -20,6 +20,8 @@ public struct DisplaySleepState {
     var asleepSince: TimeStamp?
     /// A refused power switch is logged once.
     var powerErrorLogged = false
+    /// The policy's latest answer and what it was given (`decideSleep` reuses it).
+    var lastDecision: (policy: DisplaySleepPolicy, facts: DisplaySleepPolicy.Facts, decision: DisplaySleepPolicy.Decision)?
 
     public init() {}
 }
@@ -120,7 +122,17 @@ extension KioskRuntime {
                                              lastTouch: displaySleep.lastTouch,
                                              lastWake: displaySleep.lastWake ?? started,
                                              touching: fingers || !displaySleep.wakingDevices.isEmpty)
-        return DisplaySleepPolicy(settings).decide(facts, at: now, clock: displaySleep.wallClock)
+        let policy = DisplaySleepPolicy(settings)
+        // The answer changes only with the settings, the facts, or at its recheck time: the
+        // frames in between (the demo, 60 a second) reuse it rather than ask the C library for
+        // the local time (and mktime for each range) every frame.
+        if let last = displaySleep.lastDecision, last.policy == policy, last.facts == facts,
+           last.decision.recheck.map({ now < $0 }) ?? true {
+            return last.decision
+        }
+        let decision = policy.decide(facts, at: now, clock: displaySleep.wallClock)
+        displaySleep.lastDecision = (policy, facts, decision)
+        return decision
     }
 
     private func armSleepTimer(_ at: TimeStamp?) {

@@ -4,7 +4,7 @@
 ///
 /// A pure function of the settings, the game's screen, the latest touches and wakes, and the
 /// local time; it also says when to look again, so the loop arms one timer and otherwise sleeps.
-public struct DisplaySleepPolicy: Sendable {
+public struct DisplaySleepPolicy: Equatable, Sendable {
     /// Why the display sleeps.
     public enum Reason: Equatable, Sendable {
         /// The start screen went untouched for `sleep_after_idle_min`.
@@ -21,7 +21,7 @@ public struct DisplaySleepPolicy: Sendable {
     }
 
     /// What the runtime knows at the moment.
-    public struct Facts: Sendable {
+    public struct Facts: Equatable, Sendable {
         public var screen: KioskGame.Screen
         /// When the screen last changed.
         public var screenSince: TimeStamp
