@@ -111,7 +111,7 @@ struct DevicesCommand: KioskCommand {
                 lines.append("  \(SystemError("FBIOGET_VSCREENINFO", path))")
                 continue
             }
-            let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let id = fixedCString(info.id)
             let xrgb = info.bits_per_pixel == 32 && info.red_offset == 16 && info.green_offset == 8 && info.blue_offset == 0
             lines.append("  \(path) (\(id)): \(info.xres)x\(info.yres), \(info.bits_per_pixel) bpp"
                 + (xrgb ? " XRGB8888, usable with --display fbdev" : ", not XRGB8888: --display fbdev would refuse it"))

@@ -26,10 +26,7 @@ extension DRMDevice {
         for i in 0..<Int(max(p.count_props, 0)) {
             guard let property = drmModeGetProperty(fd, p.props[i]) else { continue }
             defer { drmModeFreeProperty(property) }
-            let found = withUnsafeBytes(of: property.pointee.name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if found == name { return (p.props[i], p.prop_values[i]) }
+            if fixedCString(property.pointee.name) == name { return (p.props[i], p.prop_values[i]) }
         }
         return nil
     }

@@ -81,7 +81,7 @@ public final class FBDevDisplay: Display {
         // 0 and 0xFFFFFFFF (-1) mean unknown; the sanity check rejects both.
         reportedPxPerMM = PixelDensity.pxPerMM(
             pixels: panel, mmWidth: Int(Int32(bitPattern: info.width_mm)), mmHeight: Int(Int32(bitPattern: info.height_mm)))
-        let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let id = fixedCString(info.id)
         name = "fbdev:\(path):\(String(id.map { $0 == " " ? "_" : $0 })):\(panel)" + (rotation != 0 ? ":rot\(rotation)" : "")
         clear()
         enterGraphicsMode()
