@@ -40,6 +40,28 @@ import Testing
     /// A finger down on `from`, carried to `to` over 300 ms at 60 Hz, held still; lifted unless
     /// `lift` is false. Returns when the last frame went in.
     @discardableResult
+    /// Pops every bubble of the round in play, one gesture every 400 ms from `ms`; returns the
+    /// time after the last one.
+    static func clearRound(_ s: inout KioskSession, from ms: Double, builder: inout SceneBuilder) throws -> Double {
+        var t = ms
+        for b in try #require(s.game.round).bubbles {
+            switch b.kind {
+            case .tap(let n):
+                for _ in 0..<n {
+                    tap(&s, b.center, at: t, builder: &builder)
+                    t += 400
+                }
+            case .swipe(let a):
+                swipe(&s, b, angle: a, at: t, builder: &builder)
+                t += 400
+            case .drag:
+                let goal = try #require(s.game.round?.goal)
+                t = drag(&s, from: b.center, to: goal.center, at: t, builder: &builder) + 400
+            }
+        }
+        return t
+    }
+
     static func drag(_ s: inout KioskSession, from: Vector2, to: Vector2, at ms: Double, lift: Bool = true,
                      builder: inout SceneBuilder) -> Double {
         var t = ms
@@ -103,22 +125,7 @@ import Testing
         var s = Self.session()
         var builder = SceneBuilder(field: s.game.field, seed: 21)
         Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
-        var t = 1000.0
-        for b in try #require(s.game.round).bubbles {
-            switch b.kind {
-            case .tap(let n):
-                for _ in 0..<n {
-                    Self.tap(&s, b.center, at: t, builder: &builder)
-                    t += 400
-                }
-            case .swipe(let a):
-                Self.swipe(&s, b, angle: a, at: t, builder: &builder)
-                t += 400
-            case .drag:
-                let goal = try #require(s.game.round?.goal)
-                t = Self.drag(&s, from: b.center, to: goal.center, at: t, builder: &builder) + 400
-            }
-        }
+        let t = try Self.clearRound(&s, from: 1000, builder: &builder)
         #expect(s.game.screen == .roundOver)
         Golden.check(Self.render(s, &builder, at: t + 2000), named: "screen-round-over")
     }
@@ -133,22 +140,7 @@ import Testing
         var s = KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
         var builder = SceneBuilder(field: s.game.field, seed: 21)
         Self.tap(&s, Self.startButton(s), at: 0, builder: &builder)
-        var t = 1000.0
-        for b in try #require(s.game.round).bubbles {
-            switch b.kind {
-            case .tap(let n):
-                for _ in 0..<n {
-                    Self.tap(&s, b.center, at: t, builder: &builder)
-                    t += 400
-                }
-            case .swipe(let a):
-                Self.swipe(&s, b, angle: a, at: t, builder: &builder)
-                t += 400
-            case .drag:
-                let goal = try #require(s.game.round?.goal)
-                t = Self.drag(&s, from: b.center, to: goal.center, at: t, builder: &builder) + 400
-            }
-        }
+        let t = try Self.clearRound(&s, from: 1000, builder: &builder)
         let round = try #require(s.game.round)
         #expect(s.game.screen == .roundOver && round.comboBonus > 0 && round.timeBonus > 0)
         builder.scores = ScoreBoard(celebration: ScoreBoard.Celebration(roundStart: round.startTime, rank: 2, score: round.score))
