@@ -47,7 +47,7 @@ vm-screendump console-before
 
 # on_screen LOG: until the kiosk's status says a frame is on screen. Not "t=2s": a slow first
 # frame (a cold start under a loaded emulator) merges the first seconds into one later line.
-on_screen() { wait_for "$1" '^t=[0-9]+s frames=[1-9]' 90; }
+on_screen() { wait_for "$1" '^t=[0-9]+s frames=[1-9]' 30; }
 
 # Runs 1 to 4 end on SIGTERM once their screens are taken, so a slow start cannot run out a
 # --duration before the checks; run 5 keeps --duration's own exit covered.

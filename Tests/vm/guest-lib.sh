@@ -15,13 +15,18 @@ step() { say STEP "$* uptime=$(cut -d' ' -f1 /proc/uptime)"; }
 # show NAME FILE: the file's lines prefixed "NAME| " (the host's vm_lines NAME reads them back).
 show() { sed "s/^/$1| /" "$2"; }
 
+# A wait's SECONDS are what it takes on a quiet machine; it gives up only after three times that
+# (VM_WAIT_SCALE), because a wait ends as soon as it is met and its limit only matters when
+# something is broken, while a loaded CI host can make a kiosk's cold start take seconds.
+VM_WAIT_SCALE=3
+
 # wait_for FILE REGEX SECONDS: until a line of FILE matches (extended regex). On timeout it
 # says "$VM_TAG-WAIT timeout: ..." and returns 1.
 wait_for() {
     _vm_n=0
     until grep -qE "$2" "$1" 2>/dev/null; do
         _vm_n=$((_vm_n + 1))
-        [ $_vm_n -gt $(($3 * 10)) ] && { say WAIT "timeout: '$2' in $1"; return 1; }
+        [ $_vm_n -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: '$2' in $1"; return 1; }
         sleep 0.1
     done
 }
@@ -34,7 +39,7 @@ wait_more() {
     _vm_n=0
     while [ "$(count "$1" "$2")" -le "$3" ]; do
         _vm_n=$((_vm_n + 1))
-        [ $_vm_n -gt $(($4 * 10)) ] && { say WAIT "timeout: more than $3 of '$2' in $1"; return 1; }
+        [ $_vm_n -gt $(($4 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $3 of '$2' in $1"; return 1; }
         sleep 0.1
     done
 }
