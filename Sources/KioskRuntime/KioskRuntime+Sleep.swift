@@ -8,13 +8,12 @@ public struct DisplaySleepState {
     /// Where the local time of day comes from: the system's; tests put a virtual one here
     /// before the runtime starts.
     public var wallClock: LocalWallClock = SystemWallClock() { didSet { lastDecision = nil } }
-    /// Times the display went to sleep, and touch frames kept from the game since the start.
+    /// Times the display went to sleep, and touch frames the sleeping display took since the
+    /// start (the rest of the waking touch is `KioskRuntime.touchHold`'s).
     public internal(set) var sleeps = 0
     public internal(set) var swallowedFrames = 0
     /// The one timer for the policy's next look ("display-sleep"), made on first use.
     var timer: EventLoop.TimerID?
-    /// Devices with fingers still down from the touch that woke the display.
-    var wakingDevices: Set<Int> = []
     var lastTouch: TimeStamp?
     var lastWake: TimeStamp?
     var asleepSince: TimeStamp?
@@ -41,33 +40,19 @@ extension KioskRuntime {
         }
     }
 
-    /// The first look at every touch frame. A touch on the sleeping display wakes it, and that
-    /// whole touch, on every device, until each finger lifted, is kept from the game (no tap,
-    /// no round start). True when the frame was taken.
+    /// The first look at every touch frame. A touch on the sleeping display wakes it, and
+    /// `touchHold` keeps that whole touch, on every device, until each finger lifted, from the
+    /// game (no tap, no round start). True when the frame was taken.
     func takeWakingTouch(_ frame: TouchFrame) -> Bool {
         let down = !frame.contacts.isEmpty
         if down { displaySleep.lastTouch = frame.time }
-        if isAsleep {
-            if down {
-                displaySleep.wakingDevices.insert(frame.device)
-                wake(at: frame.time, why: "a touch; it is not played")
-            }
-            displaySleep.swallowedFrames += 1
-            return true
-        }
-        guard !displaySleep.wakingDevices.isEmpty else { return false }
-        if down {
-            displaySleep.wakingDevices.insert(frame.device)
-        } else {
-            displaySleep.wakingDevices.remove(frame.device)
-        }
+        guard isAsleep else { return false }
         displaySleep.swallowedFrames += 1
+        if down {
+            touchHold.hold(frame)
+            wake(at: frame.time, why: "a touch; it is not played")
+        }
         return true
-    }
-
-    /// A device went away: its fingers are up.
-    func sleepDeviceLost(_ device: Int) {
-        displaySleep.wakingDevices.remove(device)
     }
 
     /// At the start of an iteration's work. While asleep: input due, the status, the one timer;
@@ -121,7 +106,7 @@ extension KioskRuntime {
         let facts = DisplaySleepPolicy.Facts(screen: game.screen, screenSince: game.screenSince,
                                              lastTouch: displaySleep.lastTouch,
                                              lastWake: displaySleep.lastWake ?? started,
-                                             touching: fingers || !displaySleep.wakingDevices.isEmpty)
+                                             touching: fingers || touchHold.isHolding)
         let policy = DisplaySleepPolicy(settings)
         // The answer changes only with the settings, the facts, or at its recheck time: the
         // frames in between (the demo, 60 a second) reuse it rather than ask the C library for

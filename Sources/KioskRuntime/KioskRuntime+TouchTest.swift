@@ -10,9 +10,6 @@ final class TouchTestState {
     var downs = TouchDownTracker()
     /// Wakes the loop for the timeout and for long presses on the screen.
     var timer: EventLoop.TimerID?
-    /// Devices whose next frame the game gets as a resync: fingers down when the screen closed
-    /// (the five that closed it) must not tap the start screen when they lift.
-    var resyncing: Set<Int> = []
 }
 
 /// The touch-test screen (issue 11): an installer sees every contact with its device, slot,
@@ -40,7 +37,8 @@ extension KioskRuntime {
                                    gestures: settings.gestures, at: time)
         model.devices = input.touchDevices
         touchTest.model = model
-        touchTest.resyncing = []
+        // The screen takes every frame now, the lifts of a held touch too.
+        touchHold.release()
         if touchTest.timer == nil { touchTest.timer = loop.addTimer("touch-test") }
         log(.notice, "touch test open (closes after \(Int(settings.operator.touchTestTimeoutS.rounded())) s without a touch)")
         notify(.touchTest(open: true), at: time)
@@ -51,7 +49,8 @@ extension KioskRuntime {
     public func closeTouchTest(at time: TimeStamp, reason: String = "closed") {
         guard let model = touchTest.model else { return }
         touchTest.model = nil
-        touchTest.resyncing = Set(model.contacts.map(\.device))
+        // The fingers still down (the five that closed it) must not tap the start screen.
+        touchHold.hold(devices: model.contacts.map(\.device))
         if let timer = touchTest.timer { loop.arm(timer, at: nil) }
         // The start screen's demo waits its usual time from now.
         emit(session.returnToStart(at: time), at: time)
@@ -69,9 +68,10 @@ extension KioskRuntime {
         touchTest.model?.markStuck(device: device, trackingID: trackingID)
     }
 
-    /// The operator gestures open and close the screen; stuck contacts are marked on it.
-    /// Called by `start`, after the operator input.
+    /// The operator gestures open and close the screen; stuck contacts are marked on it; a
+    /// reload's `[gestures]` reach it. Called by `start`, after the operator input.
     func followOperatorGestures() {
+        observeReload { [unowned self] settings in touchTest.model?.configure(settings.gestures) }
         observe { [unowned self] event, time in
             switch event {
             case .operatorGesture(let g) where g.action == .touchTest: toggleTouchTest(at: time)
@@ -81,27 +81,24 @@ extension KioskRuntime {
         }
     }
 
-    /// Called in `deliver` after the operator input, with the frame for the game, the same
-    /// frame with the stuck contacts still in it, and the frame as the panel sent it: nil when
-    /// the touch-test screen took the frame, else the frame for the game (counted in the
-    /// heatmap; a resync after the screen closed).
-    func touchTestFilter(_ frame: TouchFrame, unfiltered: TouchFrame, panel: TouchFrame?) -> TouchFrame? {
-        if var model = touchTest.model {
-            model.devices = input.touchDevices
-            // The screen shows stuck contacts too, marked: the installer sees the drop of water.
-            model.process(unfiltered, panel: panel)
-            for t in stuckTouches where t.contact.device == unfiltered.device {
-                model.markStuck(device: t.contact.device, trackingID: t.contact.trackingID)
-            }
-            touchTest.model = model
-            armTouchTestTimer()
-            return nil
+    /// Called in `deliver` with the frame before the operator input (stuck contacts still in
+    /// it) and as the panel sent it: true when the touch-test screen is open and took it.
+    func touchTestTakes(_ unfiltered: TouchFrame, panel: TouchFrame?) -> Bool {
+        guard var model = touchTest.model else { return false }
+        model.devices = input.touchDevices
+        // The screen shows stuck contacts too, marked: the installer sees the drop of water.
+        model.process(unfiltered, panel: panel)
+        for t in stuckTouches where t.contact.device == unfiltered.device {
+            model.markStuck(device: t.contact.device, trackingID: t.contact.trackingID)
         }
+        touchTest.model = model
+        armTouchTestTimer()
+        return true
+    }
+
+    /// The touch-downs of a frame the game gets, into the heatmap.
+    func countTouchDowns(_ frame: TouchFrame) {
         for p in touchTest.downs.newContacts(in: frame) { touchTest.heatmap.add(p.position, in: display.size) }
-        guard touchTest.resyncing.remove(frame.device) != nil else { return frame }
-        var f = frame
-        f.resync = true
-        return f
     }
 
     /// A touchscreen went away: its contacts leave the screen.

@@ -98,6 +98,9 @@ public final class KioskRuntime {
     public internal(set) var displayState = DisplayState.showing
     /// The display's sleep (KioskRuntime+Sleep.swift).
     public var displaySleep = DisplaySleepState()
+    /// The touch that woke the display, or was down when the touch-test screen closed, kept
+    /// from the game until every finger lifted.
+    public internal(set) var touchHold = TouchHold()
 
     /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
     /// way to the screen, and the measured samples in milliseconds (the latest 4096).
@@ -223,7 +226,7 @@ public final class KioskRuntime {
         }, lost: { [unowned self] device, time in
             touchTestDeviceLost(device, at: time)
             forgetOperator(device: device, at: time)
-            sleepDeviceLost(device)
+            touchHold.forget(device: device)
             emit(session.cancel(device: device, at: time), at: time)
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
@@ -244,8 +247,11 @@ public final class KioskRuntime {
     func deliver(_ raw: TouchFrame, panel: TouchFrame? = nil) {
         let frame = screenOperator(raw)
         if takeWakingTouch(frame) { return }
+        // The touch-test screen shows every finger, held or not.
+        if !isTouchTestOpen && touchHold.keeps(frame) { return }
         if unshownInput == nil { unshownInput = frame.time }
-        guard let frame = touchTestFilter(frame, unfiltered: raw, panel: panel) else { return }
+        if touchTestTakes(raw, panel: panel) { return }
+        countTouchDowns(frame)
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
         emit(events, at: frame.time)

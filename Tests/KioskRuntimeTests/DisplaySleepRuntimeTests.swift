@@ -84,7 +84,9 @@ import Testing
         h.advance(ms: 500)
         #expect(h.runtime.session.game.screen == .start)
         #expect(!events.contains { if case .game = $0 { return true } else { return false } })
-        #expect(h.runtime.displaySleep.swallowedFrames == 4)
+        #expect(h.runtime.displaySleep.swallowedFrames == 1, "asleep: the first frame")
+        #expect(h.runtime.touchHold.keptFrames == 3, "awake: the rest of the touch, until the last finger lifted")
+        #expect(!h.runtime.touchHold.isHolding)
         #expect(h.logLines.contains { $0.hasPrefix("display awake (a touch; it is not played)") })
         // The next touch is played: Start starts a round.
         h.tap(start, id: 3)

@@ -118,6 +118,43 @@ import Testing
         #expect(h.runtime.session.game.screen == .playing(demo: false))
     }
 
+    /// A reload's `[gestures]` reach the open screen: it tells gestures as the game now does.
+    @Test func aReloadGivesTheOpenScreenTheNewGestureThresholds() throws {
+        let (h, _) = try Self.harness()
+        try h.run(ms: 100)
+        h.runtime.openTouchTest(at: h.now)
+        let before = try #require(h.runtime.touchTestModel?.thresholds)
+        var settings = h.config.settings
+        settings.gestures.longPressMS = 900
+        settings.gestures.tapSlopMM = 6
+        h.config = ConfigResult(settings: settings)
+        h.runtime.reload()
+        let after = try #require(h.runtime.touchTestModel?.thresholds)
+        #expect(after.longPressMS == 900 && before.longPressMS == 500)
+        #expect(after.tapSlop == 2 * before.tapSlop)
+    }
+
+    /// Opening the screen lets go of a held touch (the screen takes every frame, the lifts too),
+    /// so the first touch after it closes plays.
+    @Test func openingItLetsGoOfAHeldTouch() throws {
+        let (h, _) = try Self.harness()
+        try h.run(ms: 100)
+        let start = h.runtime.session.game.button.center
+        h.runtime.openTouchTest(at: h.now)
+        h.input.push(TouchFrame(time: h.now, contacts: [TouchPoint(slot: 0, trackingID: 3, position: start)]))
+        h.advance(ms: 30)
+        h.runtime.closeTouchTest(at: h.now)
+        #expect(h.runtime.touchHold.isHolding)
+        h.runtime.openTouchTest(at: h.now)
+        #expect(!h.runtime.touchHold.isHolding)
+        h.input.push(TouchFrame(time: h.now, contacts: []))
+        h.advance(ms: 30)
+        h.runtime.closeTouchTest(at: h.now)
+        #expect(!h.runtime.touchHold.isHolding)
+        h.startRound()
+        #expect(h.runtime.session.game.screen == .playing(demo: false))
+    }
+
     /// `run --touch-test`: open from the first frame.
     @Test func theOptionOpensItAtStart() throws {
         var options = KioskRuntime.Options()

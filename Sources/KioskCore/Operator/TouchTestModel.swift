@@ -81,7 +81,7 @@ public struct TouchTestModel: Sendable {
     public let transform: TouchTransform
     public let pxPerMM: Double
     /// Where a contact counts as at the border for the gesture recogniser, in pixels.
-    public let edgeMargin: Double
+    public private(set) var edgeMargin: Double
     /// The devices in use, as the input reports them.
     public var devices: [TouchTestDevice] = []
     public private(set) var contacts: [Contact] = []
@@ -102,6 +102,16 @@ public struct TouchTestModel: Sendable {
         edgeMargin = thresholds.edgeMargin
         recognizer = GestureRecognizer(thresholds: thresholds, screen: screen)
         lastTouch = time
+    }
+
+    /// The thresholds its recogniser tells gestures by: the game's `[gestures]`.
+    public var thresholds: GestureThresholds { recognizer.thresholds }
+
+    /// New `[gestures]` after a reload, so the screen shows gestures as the game now tells them;
+    /// contacts down keep their state.
+    public mutating func configure(_ gestures: GestureSettings) {
+        recognizer.thresholds = GestureThresholds(gestures, pxPerMM: pxPerMM)
+        edgeMargin = recognizer.thresholds.edgeMargin
     }
 
     /// One frame of one device in game coordinates, and the same frame as the panel reported it
