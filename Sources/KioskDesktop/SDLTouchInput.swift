@@ -22,6 +22,20 @@ public final class SDLTouchInput: TouchInput {
 
     public init(window: SDLWindowDisplay) { self.window = window }
 
+    /// For the touch-test screen: the mouse (two slots: the button, the parked Shift-click
+    /// finger) and the window's touch, in frame pixels.
+    public var touchDevices: [TouchTestDevice] {
+        let s = window.size
+        let axes: [UInt16: AxisInfo] = [EventCode.ABS_MT_SLOT: AxisInfo(minimum: 0, maximum: 1),
+                                        EventCode.ABS_MT_POSITION_X: AxisInfo(minimum: 0, maximum: Int32(s.width - 1)),
+                                        EventCode.ABS_MT_POSITION_Y: AxisInfo(minimum: 0, maximum: Int32(s.height - 1))]
+        let touch = axes.merging([EventCode.ABS_MT_SLOT: AxisInfo(minimum: 0, maximum: 9)]) { $1 }
+        return [TouchTestDevice(index: 0, name: "mouse (Shift-click parks a 2nd finger)", path: "window",
+                                info: TouchDeviceInfo(name: "mouse", axes: axes)),
+                TouchTestDevice(index: 1, name: "window touch", path: "window",
+                                info: TouchDeviceInfo(name: "touch", axes: touch))]
+    }
+
     public func start(loop: EventLoop, deliver: @escaping (TouchFrame) -> Void, lost: @escaping (Int, TimeStamp) -> Void) {
         clock = loop.clock
         self.deliver = deliver

@@ -69,9 +69,9 @@ extension KioskRuntime {
     }
 
     /// The operator gestures open and close the screen; stuck contacts are marked on it; a
-    /// reload's `[gestures]` reach it. Called by `start`, after the operator input.
+    /// reload's `[gestures]` and calibration reach it. Called by `start`, after the operator input.
     func followOperatorGestures() {
-        observeReload { [unowned self] settings in touchTest.model?.configure(settings.gestures) }
+        observeReload { [unowned self] settings in touchTest.model?.configure(settings.gestures, transform: touchTransform) }
         observe { [unowned self] event, time in
             switch event {
             case .operatorGesture(let g) where g.action == .touchTest: toggleTouchTest(at: time)

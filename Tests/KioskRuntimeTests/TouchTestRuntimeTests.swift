@@ -118,7 +118,8 @@ import Testing
         #expect(h.runtime.session.game.screen == .playing(demo: false))
     }
 
-    /// A reload's `[gestures]` reach the open screen: it tells gestures as the game now does.
+    /// A reload's `[gestures]` and calibration reach the open screen: it tells gestures and
+    /// maps the panel as the game now does.
     @Test func aReloadGivesTheOpenScreenTheNewGestureThresholds() throws {
         let (h, _) = try Self.harness()
         try h.run(ms: 100)
@@ -127,11 +128,15 @@ import Testing
         var settings = h.config.settings
         settings.gestures.longPressMS = 900
         settings.gestures.tapSlopMM = 6
+        settings.input.calibration = [-1, 0, 1, 0, 1, 0]  // mirrored left to right
         h.config = ConfigResult(settings: settings)
         h.runtime.reload()
         let after = try #require(h.runtime.touchTestModel?.thresholds)
         #expect(after.longPressMS == 900 && before.longPressMS == 500)
         #expect(after.tapSlop == 2 * before.tapSlop)
+        let transform = try #require(h.runtime.touchTestModel?.transform)
+        #expect(transform.apply(TouchFrame(time: h.now, contacts: [TouchPoint(slot: 0, trackingID: 1, position: Vector2(100, 50))]))
+                    .contacts.first.map { $0.position.x.rounded() } == 540, "the mirror maps x 100 to 540 of 640")
     }
 
     /// Opening the screen lets go of a held touch (the screen takes every frame, the lifts too),

@@ -78,7 +78,7 @@ public struct TouchTestModel: Sendable {
     public let screen: PixelSize
     /// Panel to game: to tell the panel position of a contact without a raw frame, and to show
     /// the rotation.
-    public let transform: TouchTransform
+    public private(set) var transform: TouchTransform
     public let pxPerMM: Double
     /// Where a contact counts as at the border for the gesture recogniser, in pixels.
     public private(set) var edgeMargin: Double
@@ -107,9 +107,10 @@ public struct TouchTestModel: Sendable {
     /// The thresholds its recogniser tells gestures by: the game's `[gestures]`.
     public var thresholds: GestureThresholds { recognizer.thresholds }
 
-    /// New `[gestures]` after a reload, so the screen shows gestures as the game now tells them;
-    /// contacts down keep their state.
-    public mutating func configure(_ gestures: GestureSettings) {
+    /// New `[gestures]` and touch mapping (`[input] calibration`) after a reload, so the screen
+    /// shows gestures as the game now tells them; contacts down keep their state.
+    public mutating func configure(_ gestures: GestureSettings, transform: TouchTransform) {
+        self.transform = transform
         recognizer.thresholds = GestureThresholds(gestures, pxPerMM: pxPerMM)
         edgeMargin = recognizer.thresholds.edgeMargin
     }
