@@ -18,15 +18,17 @@ public struct WindowError: Error, CustomStringConvertible {
 /// Both sit in one epoll set (`eventFD`) with an eventfd that `present` signals when SDL took
 /// events off the connection while presenting (they would otherwise wait for the next one).
 ///
-/// The window is not resizable (the runtime lays out once, for one size); closing it sends the
-/// process SIGTERM, so the kiosk stops as cleanly as under `kill`.
+/// Resizing the window makes a frame and a texture of the new size and tells the runtime
+/// (`onResize`), which lays the game out again; closing it sends the process SIGTERM, so the
+/// kiosk stops as cleanly as under `kill`.
 public final class SDLWindowDisplay: Display {
-    public let size: PixelSize
-    public let reportedPxPerMM: Double?
-    public let name: String
+    public private(set) var size: PixelSize
+    public private(set) var reportedPxPerMM: Double?
+    public private(set) var name: String
     public var canPresent: Bool { true }
     public var eventFD: Int32? { epoll }
     public var onVisible: ((TimeStamp) -> Void)?
+    public var onResize: (() -> Void)?
     /// A window has no power to switch: the display's sleep is only recorded.
     public private(set) var isPoweredOn = true
     public func setPower(on: Bool) throws { isPoweredOn = on }
@@ -37,11 +39,16 @@ public final class SDLWindowDisplay: Display {
     /// How the loop learns of SDL events: "x11-fd" or "timer-8ms".
     public private(set) var wakeSource = "x11-fd"
 
+    /// Small enough for any desktop, large enough that the Start button and a few bubbles fit.
+    public static let minimumSize = PixelSize(width: 320, height: 240)
+
     private let window: OpaquePointer
     private let renderer: OpaquePointer
-    private let texture: OpaquePointer
-    private let screen: PixelBuffer
+    private var texture: OpaquePointer
+    private var screen: PixelBuffer
     private let clock: KioskClock
+    private let fullscreen: Bool
+    private let driver: String
     private let epoll: Int32
     private let wake: Int32
     private var timer: Int32 = -1
@@ -51,19 +58,20 @@ public final class SDLWindowDisplay: Display {
     /// Opens a window of `requested` frame pixels (or the whole screen with `fullscreen`).
     public init(size requested: PixelSize, fullscreen: Bool, clock: KioskClock = MonotonicClock.shared) throws {
         self.clock = clock
+        self.fullscreen = fullscreen
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")  // the kiosk's signalfd owns SIGINT/SIGTERM
         SDL_SetHint(SDL_HINT_TOUCH_MOUSE_EVENTS, "0")  // real fingers come as fingers only
         SDL_SetHint(SDL_HINT_MOUSE_TOUCH_EVENTS, "0")
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else { throw WindowError("cannot start SDL video") }
         // Without a desktop SDL falls back to drawing nowhere; unless asked for, say so instead.
-        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
+        driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         if (driver == "offscreen" || driver == "dummy") && getenv("SDL_VIDEODRIVER") == nil {
             SDL_Quit()
             throw WindowError(noDesktop: "no desktop to open a window on (DISPLAY and WAYLAND_DISPLAY are unset or unusable); --display virtual draws into memory")
         }
         var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue
-        if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        flags |= fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : SDL_WINDOW_RESIZABLE.rawValue
         let centred: Int32 = 0x2FFF_0000  // SDL_WINDOWPOS_CENTERED
         guard let window = SDL_CreateWindow("bubble-kiosk", centred, centred,
                                             Int32(requested.width), Int32(requested.height), flags) else {
@@ -71,35 +79,22 @@ public final class SDLWindowDisplay: Display {
             throw WindowError("cannot open a window")
         }
         self.window = window
+        SDL_SetWindowMinimumSize(window, Int32(Self.minimumSize.width), Int32(Self.minimumSize.height))
         guard let renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue)
                 ?? SDL_CreateRenderer(window, -1, 0) else {
             SDL_DestroyWindow(window); SDL_Quit()
             throw WindowError("cannot draw in the window")
         }
         self.renderer = renderer
-        // The frame is as many pixels as the window really has (twice its points at 2x HiDPI).
-        var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
-        SDL_GetWindowSize(window, &w, &h)
-        SDL_GetRendererOutputSize(renderer, &pw, &ph)
-        if pw <= 0 || ph <= 0 { pw = w; ph = h }
-        size = PixelSize(width: Int(pw), height: Int(ph))
-        if w > 0, h > 0 { pointScale = [Double(pw) / Double(w), Double(ph) / Double(h)] }
-        guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue,
-                                              Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), pw, ph) else {
+        let geometry = Self.geometry(window, renderer)
+        guard let texture = Self.texture(renderer, geometry.size) else {
             SDL_DestroyRenderer(renderer); SDL_DestroyWindow(window); SDL_Quit()
             throw WindowError("cannot make the window's texture")
         }
         self.texture = texture
+        (size, pointScale, reportedPxPerMM) = geometry
         screen = PixelBuffer(size: size)
-        // Density: the display's DPI (physical pixels per inch), scaled like the frame.
-        var ddpi: Float = 0
-        let index = SDL_GetWindowDisplayIndex(window)
-        if SDL_GetDisplayDPI(index, &ddpi, nil, nil) == 0, ddpi > 0 {
-            reportedPxPerMM = Double(ddpi) / 25.4 * pointScale.x
-        } else {
-            reportedPxPerMM = nil
-        }
-        name = "window:\(size)\(fullscreen ? " fullscreen" : "") (\(driver))"
+        name = Self.name(size, fullscreen: fullscreen, driver: driver)
         epoll = CSDL2_epoll_create()
         wake = CSDL2_eventfd_create()
         _ = CSDL2_epoll_add(epoll, wake)
@@ -118,7 +113,54 @@ public final class SDLWindowDisplay: Display {
         CSDL2_eventfd_signal(wake)  // the first pump: window-shown events
     }
 
+    /// The frame is as many pixels as the window really has (twice its points at 2x HiDPI), and
+    /// the density is the monitor's DPI (physical pixels per inch) scaled like the frame.
+    private static func geometry(_ window: OpaquePointer, _ renderer: OpaquePointer)
+        -> (size: PixelSize, pointScale: SIMD2<Double>, pxPerMM: Double?) {
+        var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
+        SDL_GetWindowSize(window, &w, &h)
+        SDL_GetRendererOutputSize(renderer, &pw, &ph)
+        if pw <= 0 || ph <= 0 { pw = w; ph = h }
+        let scale: SIMD2<Double> = w > 0 && h > 0 ? [Double(pw) / Double(w), Double(ph) / Double(h)] : [1, 1]
+        var ddpi: Float = 0
+        let dpi = SDL_GetDisplayDPI(SDL_GetWindowDisplayIndex(window), &ddpi, nil, nil) == 0 && ddpi > 0
+        return (PixelSize(width: Int(max(pw, 1)), height: Int(max(ph, 1))), scale,
+                dpi ? Double(ddpi) / 25.4 * scale.x : nil)
+    }
+
+    private static func texture(_ renderer: OpaquePointer, _ size: PixelSize) -> OpaquePointer? {
+        SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                          Int32(size.width), Int32(size.height))
+    }
+
+    /// `window:1280x800:x11`, `window:1920x1080:fullscreen:wayland`: no spaces, like every
+    /// display's name, so status lines stay key=value pairs.
+    private static func name(_ size: PixelSize, fullscreen: Bool, driver: String) -> String {
+        "window:\(size)\(fullscreen ? ":fullscreen" : ""):\(driver)"
+    }
+
+    /// The window has another size or sits on a monitor of another density: a frame and
+    /// texture to match, then the runtime lays out. (If SDL cannot make the texture, the old
+    /// size stays, scaled to the window.)
+    private func resized() {
+        let geometry = Self.geometry(window, renderer)
+        pointScale = geometry.pointScale
+        guard geometry.size != size || geometry.pxPerMM != reportedPxPerMM else { return }
+        if geometry.size != size {
+            guard let fresh = Self.texture(renderer, geometry.size) else { return }
+            SDL_DestroyTexture(texture)
+            texture = fresh
+            size = geometry.size
+            screen = PixelBuffer(size: size)
+        }
+        reportedPxPerMM = geometry.pxPerMM
+        name = Self.name(size, fullscreen: fullscreen, driver: driver)
+        onResize?()
+    }
+
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
+        // A frame drawn for the old size, before the runtime laid out again, has no place here.
+        guard picture.size == size else { return }
         for rect in damage {
             picture.copy(rect, to: screen.pixels, destinationStride: screen.stride)
             var r = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
@@ -151,6 +193,8 @@ public final class SDLWindowDisplay: Display {
                 switch UInt32(event.window.event) {
                 case SDL_WINDOWEVENT_CLOSE.rawValue: close()
                 case SDL_WINDOWEVENT_EXPOSED.rawValue, SDL_WINDOWEVENT_SHOWN.rawValue: show()
+                // Moved to another monitor: its density may differ, and HiDPI scaling with it.
+                case SDL_WINDOWEVENT_SIZE_CHANGED.rawValue, SDL_WINDOWEVENT_DISPLAY_CHANGED.rawValue: resized()
                 default: break
                 }
             case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue, SDL_MOUSEMOTION.rawValue,

@@ -43,6 +43,9 @@ public protocol Display: AnyObject {
     /// Switches the screen off (DPMS off: no signal, the panel's backlight off) or on again, for
     /// the display's sleep; nothing is presented while it is off. Throws when the device refuses.
     func setPower(on: Bool) throws
+    /// Called after `size` changed (a desktop window resized); the next `present` brings a
+    /// picture of the new size. Displays of one size never call it.
+    var onResize: (() -> Void)? { get set }
 }
 
 extension Display {
@@ -56,6 +59,12 @@ extension Display {
     /// Displays without power control stay on.
     public var isPoweredOn: Bool { true }
     public func setPower(on: Bool) throws {}
+
+    /// Displays of one size take no resize observer.
+    public var onResize: (() -> Void)? {
+        get { nil }
+        set {}
+    }
 
     /// The panel's size in its own orientation: what touch devices span.
     public var nativeSize: PixelSize {
@@ -80,17 +89,18 @@ public enum DisplayError: Error, CustomStringConvertible {
 /// It keeps its own copy of what is "on screen" and takes only damaged rectangles, exactly like
 /// a real scanout buffer, so a screenshot also proves the damage tracking right.
 public final class VirtualDisplay: Display {
-    public let size: PixelSize
+    public private(set) var size: PixelSize
     public let reportedPxPerMM: Double? = nil
     public var name: String { "virtual:\(size)" }
     public var canPresent: Bool { true }
     public var eventFD: Int32? { nil }
     /// The "scanout buffer".
-    public let screen: PixelBuffer
+    public private(set) var screen: PixelBuffer
     /// Frames presented and bytes copied, for the status line and the benchmark.
     public private(set) var presented = 0
     public private(set) var bytesCopied = 0
     public var onVisible: ((TimeStamp) -> Void)?
+    public var onResize: (() -> Void)?
     /// The recorded power state, and frames presented while it was off (tests expect none).
     public private(set) var isPoweredOn = true
     public private(set) var presentedWhileOff = 0
@@ -103,7 +113,17 @@ public final class VirtualDisplay: Display {
         screen = PixelBuffer(size: size)
     }
 
+    /// A screen of another size, black until the next frame (tests of a resized window).
+    public func resize(to new: PixelSize) {
+        guard new != size else { return }
+        size = new
+        screen = PixelBuffer(size: new)
+        onResize?()
+    }
+
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
+        // A frame drawn for the old size, before the runtime laid out again, has no place here.
+        guard picture.size == size else { return }
         for rect in damage {
             picture.copy(rect, to: screen.pixels, destinationStride: screen.stride)
             bytesCopied += rect.area * 4

@@ -3,7 +3,8 @@ import KioskCore
 import KioskPlatform
 import KioskRender
 
-/// Losing the display and getting it back: DRM master taken away, the VT switched.
+/// Losing the display and getting it back: DRM master taken away, the VT switched; and a
+/// display that changed size (a desktop window resized).
 extension KioskRuntime {
     static let firstRetryMS = 250.0
     static let longestRetryMS = 8000.0
@@ -39,6 +40,32 @@ extension KioskRuntime {
         renderer.invalidate()
         lastScene = nil
         lastFrameAt = nil
+    }
+
+    /// The display is another size now: the game, the touch mapping, the operator corners and
+    /// the touch-test screen are laid out for it (the round in play is given up: see
+    /// `KioskSession.relayout`), and the next frame is drawn whole. The density is asked again,
+    /// as a window may have moved to another monitor.
+    func displayResized(at now: TimeStamp) {
+        let size = display.size
+        let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
+        emit(session.relayout(for: size, pxPerMM: pxPerMM, at: now), at: now)
+        let field = session.game.field
+        var fresh = SceneBuilder(field: field, seed: options.seed)
+        fresh.scores = builder.scores
+        builder = fresh
+        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
+                                        calibration: settings.input.calibration)
+        operatorState.input = OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: size)
+        if let old = touchTest.model {
+            var model = TouchTestModel(screen: size, transform: touchTransform, pxPerMM: pxPerMM,
+                                       gestures: settings.gestures, at: now)
+            model.devices = old.devices
+            touchTest.model = model
+        }
+        repaintAll()
+        loop.arm(frameTimer, at: now)
+        log(.info, "display \(display.name): now \(size) at \((pxPerMM * 100).rounded() / 100) px/mm; the game is laid out again")
     }
 
     /// Input that arrived while nothing could be shown never reached the screen: no latency

@@ -230,6 +230,7 @@ public final class KioskRuntime {
             emit(session.cancel(device: device, at: time), at: time)
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
+        display.onResize = { [unowned self] in displayResized(at: loop.now) }
         display.onVisible = { [unowned self] shownAt in
             guard let input = inFlightInput else { return }
             inFlightInput = nil

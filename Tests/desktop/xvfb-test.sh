@@ -10,9 +10,12 @@
 #    mousedown/mousemove/mouseup drag along the arrow for swipe bubbles; one bubble is popped by
 #    a click while a Shift-click's parked second finger is down.
 # 3. The kiosk's --status lines must reach `screen=round-over ... bubbles=0/10` with a score; a
-#    screenshot of the X screen (`import -window root`) must show the kiosk's own last frame
-#    (its --screenshot) and differ from the start screen; closing the window (WM_DELETE_WINDOW, what
-#    a window manager's close button sends: wm-close.py) must end the program with status 0.
+#    screenshot of the X screen (`import -window root`) must show the kiosk's own frame (its
+#    SIGUSR1 screenshot) and differ from the start screen.
+# 4. xdotool resizes the window to 960x600: the kiosk lays out again (status and log name the
+#    size), a click on the new Start button starts a round, and the window's pixels match the
+#    kiosk's 960x600 frame. Closing the window (WM_DELETE_WINDOW, what a window manager's close
+#    button sends: wm-close.py) must end the program with status 0.
 # Every wait is bounded; Xvfb and the kiosk are killed on any exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -74,7 +77,7 @@ CONF
 "$KIOSK" state --seed $SEED --size $SIZE --config "$OUT/kiosk.conf" > "$OUT/state.json"
 
 "$DESKTOP" run --config "$OUT/kiosk.conf" --seed $SEED --status --stats --state-dir "$OUT/state" \
-    --duration 60 --screenshot "$OUT/kiosk-final.png" >"$OUT/status.log" 2>"$OUT/stderr.log" &
+    --duration 90 --screenshot "$OUT/kiosk-exit.png" >"$OUT/status.log" 2>"$OUT/stderr.log" &
 KIOSK_PID=$!
 wait_for() {  # FILE PATTERN SECONDS
     local end=$(( $(date +%s) + $3 ))
@@ -161,8 +164,36 @@ else
 fi
 sleep 1.5  # the last pop's particles settle
 import -window root "$OUT/final.png"
+# shot N: the kiosk's own picture (SIGUSR1 writes state/screenshot.png), copied to FILE.
+shot() {
+    kill -USR1 "$KIOSK_PID"
+    for _ in $(seq 50); do
+        [ "$(grep -c 'screenshot written to' "$OUT/stderr.log")" -ge "$1" ] && { cp "$OUT/state/screenshot.png" "$2"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+shot 1 "$OUT/kiosk-final.png" || fail "no SIGUSR1 screenshot of the round-over screen"
 
-# --- 4. closing the window ends the program cleanly -----------------------------------------
+# --- 4. resizing the window lays the game out again; closing it ends the program ------------
+if [ -n "$WID" ]; then
+    timeout 5 xdotool windowsize "$WID" 960 600
+    if wait_for "$OUT/status.log" "display=window:960x600:x11 " 5 &&
+       grep -q "display window:960x600:x11: now 960x600 at 4.0 px/mm; the game is laid out again" "$OUT/stderr.log"; then
+        pass "resized to 960x600: $(grep -o 'display window:960x600[^;]*' "$OUT/stderr.log" | head -1)"
+    else
+        fail "no relayout after xdotool windowsize: $(tail -1 "$OUT/status.log")"
+    fi
+    # The Start button of the new layout: centred, 10 mm (40 px) below the middle.
+    sleep 0.3
+    timeout 5 xdotool mousemove --window "$WID" 480 340 click 1
+    if wait_for "$OUT/status.log" "screen=playing .*display=window:960x600:x11 " 5; then pass "a click on the new Start button starts a round"
+    else fail "the new Start button did not start a round: $(tail -1 "$OUT/status.log")"; fi
+    sleep 1.5  # the bubbles' pop-in settles
+    shot 2 "$OUT/kiosk-resized.png" || fail "no SIGUSR1 screenshot after the resize"
+    import -window "$WID" "$OUT/resized.png"
+fi
+
 if [ -n "$WID" ]; then timeout 5 python3 Tests/desktop/wm-close.py "$WID" || fail "could not send WM_DELETE_WINDOW"; fi
 status=""
 for _ in $(seq 50); do kill -0 "$KIOSK_PID" 2>/dev/null || break; sleep 0.1; done
@@ -173,7 +204,7 @@ KIOSK_PID=""
     || fail "exit status $status after closing the window"
 
 # --- 5. the X screen shows the kiosk's frame --------------------------------------------------
-for f in start final kiosk-final; do
+for f in start final kiosk-final resized kiosk-resized; do
     [ -f "$OUT/$f.png" ] && convert "$OUT/$f.png" -depth 8 "ppm:$OUT/$f.ppm"
 done
 if python3 - "$OUT" <<'PY'
@@ -199,6 +230,17 @@ ok &= d < 0.995
 nb = final.nonblack_fraction(step=4)
 print("     round-over screen non-black share %.4f" % nb)
 ok &= nb > 0.5
+try:
+    resized, kiosk_resized = (ppm.Image.load("%s/%s.ppm" % (out, n)) for n in ("resized", "kiosk-resized"))
+except OSError as e:
+    print("     no screenshots after the resize: %s" % e)
+    sys.exit(1)
+print("     after the resize: window %dx%d, kiosk frame %dx%d" % (resized.width, resized.height, kiosk_resized.width, kiosk_resized.height))
+ok &= (resized.width, resized.height) == (kiosk_resized.width, kiosk_resized.height) == (960, 600)
+if ok:
+    r = same(resized, kiosk_resized)
+    print("     the resized window matches the kiosk's 960x600 frame: %.4f of pixels" % r)
+    ok &= r >= 0.98
 sys.exit(0 if ok else 1)
 PY
 then pass "screenshots of the X screen show the kiosk's frames"; else fail "screenshots of the X screen"; fi

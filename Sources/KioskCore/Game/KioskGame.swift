@@ -82,6 +82,12 @@ public struct KioskGame: Sendable {
         round?.reload(loaded)
     }
 
+    /// A screen of another size (a desktop window resized): rounds from now are laid out for it.
+    /// Only with the round in play given up right after, as `KioskSession.relayout` does.
+    public mutating func layOut(for size: PixelSize, pxPerMM: Double) {
+        field = PlayField(size: size, pxPerMM: pxPerMM, game: settings.game)
+    }
+
     /// Notes real touch activity (any frame with contacts) for the idle timeout.
     public mutating func touched(at time: TimeStamp) {
         lastRealTouch = time

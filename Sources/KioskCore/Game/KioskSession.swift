@@ -78,6 +78,16 @@ public struct KioskSession: Sendable {
         return events
     }
 
+    /// The screen changed size (a desktop window resized): the game is laid out for it. The
+    /// bubbles of a round in play, the demo's too, were placed for the old size and would sit
+    /// off the new screen or crowd it, so the round is given up (`roundAbandoned`) and the start
+    /// screen shows, laid out anew; gestures are told on the new screen from the next touch.
+    public mutating func relayout(for size: PixelSize, pxPerMM: Double, at time: TimeStamp) -> [GameEvent] {
+        game.layOut(for: size, pxPerMM: pxPerMM)
+        recognizer = GestureRecognizer(settings: game.settings.gestures, pxPerMM: pxPerMM, screen: size)
+        return returnToStart(at: time)
+    }
+
     /// Back to the start screen (see `KioskGame.returnToStart`): the demo stops and every
     /// contact is forgotten without a gesture, so a finger still down does nothing until it lifts.
     public mutating func returnToStart(at time: TimeStamp) -> [GameEvent] {
