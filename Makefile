@@ -142,6 +142,7 @@ install-files:
 	sed 's|^ExecStart=/usr/bin/bubble-kiosk |ExecStart=$(BINDIR)/bubble-kiosk |' systemd/bubble-kiosk.service \
 		> $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
+	install -m 644 systemd/bubble-kiosk-retry.timer systemd/bubble-kiosk-retry.service $(DESTDIR)$(UNITDIR)/
 	install -m 644 systemd/bubble-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf
 	install -d $(DESTDIR)$(SOUNDS_INSTALL_DIR)
 	$(RELEASE_BIN) generate-sounds $(DESTDIR)$(SOUNDS_INSTALL_DIR) > /dev/null
@@ -166,6 +167,7 @@ uninstall:
 		systemctl disable --now bubble-kiosk.service 2>/dev/null || true; \
 	fi
 	rm -f $(DESTDIR)$(BINDIR)/bubble-kiosk $(DESTDIR)$(UNITDIR)/bubble-kiosk.service \
+		$(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.timer $(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.service \
 		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	rm -f $(addprefix $(DESTDIR)$(SOUNDS_INSTALL_DIR)/,$(SOUND_FILES))
 	-rmdir $(DESTDIR)$(SOUNDS_INSTALL_DIR) $(DESTDIR)$(dir $(SOUNDS_INSTALL_DIR:%/=%)) 2>/dev/null

@@ -5,7 +5,7 @@ import KioskScores
 
 /// The store a command reads: `--state-dir DIR`, `$STATE_DIRECTORY`, else /var/lib/bubble-kiosk.
 private func storeDirectory(_ args: Arguments) -> String {
-    StateDirectory.resolveForStore(flag: args.value("state-dir"))
+    StateDirectory.resolveForReading(flag: args.value("state-dir"))
 }
 
 private func parseMode(_ args: Arguments) throws -> Round.Mode? {

@@ -21,7 +21,7 @@ struct TouchHeatmapCommand: KioskCommand {
         guard let out = args.value("out"), !out.isEmpty else { throw UsageError("--out FILE.png is required") }
         let days: Int? = args.value("days") == nil ? nil : try args.int("days", default: 1, range: 1...3650)
         let size = try args.size() ?? PixelSize(width: 1280, height: 800)
-        let directory = StateDirectory.resolveForStore(flag: args.value("state-dir"))
+        let directory = StateDirectory.resolveForReading(flag: args.value("state-dir"))
         let path = ScoreStore.path(in: directory)
         let store = try ScoreStore(existingIn: directory)
         let (map, touchedDays) = try store?.touchHeatmap(days: days, nowMS: wallClockMS()) ?? (TouchHeatmap(), 0)

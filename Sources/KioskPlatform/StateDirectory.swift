@@ -24,4 +24,12 @@ public enum StateDirectory {
     public static func resolveForStore(flag: String?) -> String {
         resolve(flag: flag) ?? storeDefault
     }
+
+    /// The store an operator command (`scores`, `stats`, `touch-heatmap`) reads: the folder its
+    /// `--state-dir` names first, typed on purpose, then `resolveForStore`. (`run` puts systemd's
+    /// variable first: the unit's `StateDirectory=` is where the service must keep its data.)
+    public static func resolveForReading(flag: String?) -> String {
+        if let flag, !flag.isEmpty { return flag }
+        return resolveForStore(flag: nil)
+    }
 }

@@ -39,6 +39,10 @@ import Testing
 
         let text = try CommandRunner.run(["scores", "--mode", "classic"], environment: ["STATE_DIRECTORY": dir.path])
         #expect(text.status == 0)
+        // --state-dir, typed on purpose, beats the service's variable (an empty store elsewhere).
+        let other = try CommandRunner.temporaryDirectory()
+        let named = try CommandRunner.run(["scores", "--json", "--state-dir", dir.path], environment: ["STATE_DIRECTORY": other.path])
+        #expect(try named.json()["database"] as? String == dir.appendingPathComponent("scores.db").path)
         #expect(text.stdout.hasPrefix("classic:\n  #1  "), "\(text.stdout)")
         #expect(!text.stdout.contains("timed"))
 

@@ -71,6 +71,8 @@ check "every NEEDED library's package is in Depends (dpkg-shlibdeps ran)" needed
 # --- contents --------------------------------------------------------------------------------
 cat > "$work/expected" <<'EOF'
 /etc/bubble-kiosk/kiosk.conf
+/lib/systemd/system/bubble-kiosk-retry.service
+/lib/systemd/system/bubble-kiosk-retry.timer
 /lib/systemd/system/bubble-kiosk.service
 /usr/bin/bubble-kiosk
 /usr/lib/sysusers.d/bubble-kiosk.conf
@@ -89,7 +91,9 @@ check "it holds exactly the expected files" diff "$work/expected" <(regular_file
 check "everything is owned by root:root" bash -c "dpkg-deb -c '$deb' | awk '\$2 != \"root/root\"' | grep -q . && exit 1 || exit 0"
 check "the binary is executable and runs" "$work/root/usr/bin/bubble-kiosk" check-config --example
 check "the config in the package is systemd/kiosk.conf.example" cmp "$repo/systemd/kiosk.conf.example" "$work/root/etc/bubble-kiosk/kiosk.conf"
-check "the unit in the package is systemd/bubble-kiosk.service" cmp "$repo/systemd/bubble-kiosk.service" "$work/root/lib/systemd/system/bubble-kiosk.service"
+for u in bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service; do
+    check "the unit in the package is systemd/$u" cmp "$repo/systemd/$u" "$work/root/lib/systemd/system/$u"
+done
 check "the sysusers file in the package is systemd/bubble-kiosk.sysusers" cmp "$repo/systemd/bubble-kiosk.sysusers" "$work/root/usr/lib/sysusers.d/bubble-kiosk.conf"
 check "conffiles lists /etc/bubble-kiosk/kiosk.conf and nothing else" \
     bash -c "[ \"\$(cat '$work/DEBIAN/conffiles')\" = /etc/bubble-kiosk/kiosk.conf ]"
@@ -101,7 +105,8 @@ for s in postinst prerm postrm; do
 done
 check "postinst creates the user with systemd-sysusers and enables the unit" \
     bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -q 'deb-systemd-helper enable bubble-kiosk.service' '$work/DEBIAN/postinst'"
-check "prerm stops the unit on remove" grep -q 'deb-systemd-invoke stop bubble-kiosk.service' "$work/DEBIAN/prerm"
+check "prerm stops the unit and a pending retry on remove" \
+    grep -q 'deb-systemd-invoke stop bubble-kiosk.service bubble-kiosk-retry.timer' "$work/DEBIAN/prerm"
 check "postrm removes the state and the user on purge" \
     bash -c "grep -q 'rm -rf /var/lib/bubble-kiosk' '$work/DEBIAN/postrm' && grep -q 'userdel bubble-kiosk' '$work/DEBIAN/postrm'"
 
@@ -109,10 +114,12 @@ check "postrm removes the state and the user on purge" \
 unit=$work/root/lib/systemd/system/bubble-kiosk.service
 # verify checks that ExecStart= exists and the Documentation= man page resolves: point both
 # at the unpacked package.
+# The crash-loop retry units go beside it: the kiosk unit names the timer (OnFailure=).
 mkdir -p "$work/verify"
 sed "s|^ExecStart=/usr/bin/|ExecStart=$work/root/usr/bin/|" "$unit" > "$work/verify/bubble-kiosk.service"
-check "systemd-analyze verify is clean" \
-    bash -c "out=\$(MANPATH='$work/root/usr/share/man' systemd-analyze verify '$work/verify/bubble-kiosk.service' 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
+cp "$work/root/lib/systemd/system/bubble-kiosk-retry."* "$work/verify/"
+check "systemd-analyze verify is clean (the kiosk unit and the retry timer and service)" \
+    bash -c "cd '$work/verify' && out=\$(MANPATH='$work/root/usr/share/man' systemd-analyze verify bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
 exposure=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for bubble-kiosk.service: \([0-9.]*\).*/\1/p')
 echo "     exposure: ${exposure:-?}"
 check "systemd-analyze security: exposure ${exposure:-?} is at most $max_exposure" \

@@ -28,6 +28,9 @@ check "the unit is in /usr/local/lib/systemd/system" test -f "$unit"
 check "its ExecStart= runs /usr/local/bin/bubble-kiosk" has_line "$unit" "ExecStart=/usr/local/bin/bubble-kiosk run"
 check "the unit differs from systemd/bubble-kiosk.service only in ExecStart=" \
     bash -c "diff '$repo/systemd/bubble-kiosk.service' '$unit' | grep '^[<>]' | grep -v '^. ExecStart=' | wc -l | grep -qx 0"
+check "the crash-loop retry timer and service are beside it, as in systemd/" \
+    bash -c "cmp '$repo/systemd/bubble-kiosk-retry.timer' '$d/usr/local/lib/systemd/system/bubble-kiosk-retry.timer' &&
+             cmp '$repo/systemd/bubble-kiosk-retry.service' '$d/usr/local/lib/systemd/system/bubble-kiosk-retry.service'"
 check "the sysusers file is in /usr/local/lib/sysusers.d" \
     cmp "$repo/systemd/bubble-kiosk.sysusers" "$d/usr/local/lib/sysusers.d/bubble-kiosk.conf"
 check "the man page is in /usr/local/share/man/man1" \

@@ -6,8 +6,9 @@
 # guest's checks (systemd/check.sh): the unit active after boot with the game on screen and no
 # getty on tty1, the user, groups and sandbox (DRM, input, tty1 and ALSA open, other devices
 # refused), touch input and a reload that keeps process and round, SIGUSR1 screenshots in the
-# state directory, kill -SEGV, kill -STOP (watchdog), ten crashes in a row, a broken config
-# line, and the state surviving all of it. The host checks the screendumps.
+# state directory, kill -SEGV, kill -STOP (watchdog), crash loops (the start limit, then
+# bubble-kiosk-retry.timer starting it again; a stop meanwhile stops the retry), a broken
+# config line, and the state surviving all of it. The host checks the screendumps.
 #
 # usage: Tests/vm/systemd-test.sh [--deb FILE] [--workdir DIR] [--verbose] [--dropin FILE]...
 #   --deb FILE      the package to test (default: `make deb`, build/bubble-kiosk_*.deb)
