@@ -119,7 +119,7 @@ t_initrd=$(vm_elapsed "$t0")
 vm_log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
 
 out=$work/out
-vm_boot "$work/initrd.gz" "$out" 540 $verbose --mem 1024 -- -smp 2
+vm_boot "$work/initrd.gz" "$out" 720 $verbose --mem 1024 -- -smp 2
 t_vm=$(vm_elapsed "$t0")
 
 # --- what the host checks ----------------------------------------------------------------------
