@@ -16,6 +16,25 @@ private func messages(_ result: ConfigResult) -> [String] {
 }
 
 @Suite struct ConfigTests {
+    /// The points have two names, `[score]` and `[scoring]`: one setting each, the later line wins,
+    /// and a bad value under either name is reported under that name.
+    @Test func pointsCanBeSetUnderScoringToo() {
+        let result = load(("a.conf", "[scoring]\ntap_bubble = 15\nswipe_bubble = 40\n"),
+                          ("b.conf", "[score]\nswipe_bubble = 25\n[scoring]\nmiss = lots\n"))
+        #expect(result.settings.score.tapBubble == 15)
+        #expect(result.settings.score.swipeBubble == 25, "b.conf's [score] line came later")
+        #expect(result.settings.score.miss == Settings().score.miss)
+        #expect(messages(result).contains { $0.hasPrefix("b.conf:4: miss:") }, "\(messages(result))")
+        // Each second name points at a key that exists; effective settings and reloads name the
+        // setting once, under [score].
+        let schema = ConfigSchema.standard
+        let twins = schema.keys.filter { $0.sameAs != nil }
+        #expect(twins.map(\.id) == ["scoring.tap_bubble", "scoring.swipe_bubble", "scoring.drag_bubble", "scoring.round_bonus", "scoring.miss"])
+        #expect(twins.allSatisfy { twin in schema.keys.contains { $0.id == twin.sameAs && $0.sameAs == nil } })
+        #expect(schema.render(result.settings).split(separator: "\n").filter { $0 == "tap_bubble = 15" }.count == 1)
+        #expect(ReloadPolicy.changes(from: Settings(), to: result.settings)[.now] == ["score.tap_bubble", "score.swipe_bubble"])
+    }
+
     // MARK: syntax
 
     @Test func parsesSectionsKeysValuesAndComments() {
@@ -384,8 +403,13 @@ private func messages(_ result: ConfigResult) -> [String] {
             let differing = schema.keys.filter { $0.render(changed) != $0.render(defaults) }.map(\.id)
             // swipe_share is the tap and swipe weights' split: the three move together.
             let mix: Set = ["game.swipe_share", "game.tap_weight", "game.swipe_weight"]
+            // The points are one setting under two names, [score] and [scoring]: both change.
+            let points = ["tap_bubble", "swipe_bubble", "drag_bubble", "round_bonus", "miss"]
+            let twins: Set = ["score.\(key.name)", "scoring.\(key.name)"]
             if mix.contains(key.id) {
                 #expect(differing.contains(key.id) && differing.allSatisfy { mix.contains($0) })
+            } else if points.contains(key.name) && twins.contains(key.id) {
+                #expect(Set(differing) == twins)
             } else {
                 #expect(differing == [key.id])
             }

@@ -142,6 +142,18 @@ extension ConfigSchema {
         ConfigKey("hooks", "per_event_per_minute", .int(\.hooks.perEventPerMinute, 1...6000),
                   "Runs of one event's hook in any minute; more are dropped"),
 
+        // The points, under [scoring] as well: all the scoring rules in one section, while
+        // [score], where they were first, keeps working. One setting each; the later line wins.
+        ConfigKey("scoring", "tap_bubble", .int(\.score.tapBubble, -10000...10000),
+                  "Points per tap a tap bubble needed: the same setting as [score] tap_bubble", sameAs: "score.tap_bubble"),
+        ConfigKey("scoring", "swipe_bubble", .int(\.score.swipeBubble, -10000...10000),
+                  "Points per swipe bubble popped: the same setting as [score] swipe_bubble", sameAs: "score.swipe_bubble"),
+        ConfigKey("scoring", "drag_bubble", .int(\.score.dragBubble, -10000...10000),
+                  "Points per drag bubble dropped into the goal: the same setting as [score] drag_bubble", sameAs: "score.drag_bubble"),
+        ConfigKey("scoring", "round_bonus", .int(\.score.roundBonus, -10000...10000),
+                  "Points for clearing a classic round: the same setting as [score] round_bonus", sameAs: "score.round_bonus"),
+        ConfigKey("scoring", "miss", .int(\.score.miss, -10000...10000),
+                  "Points added for a tap or swipe that hits no bubble: the same setting as [score] miss", sameAs: "score.miss"),
         ConfigKey("scoring", "combo_window_ms", .double(\.scoring.comboWindowMS, 50...10000),
                   "A pop this soon after the previous one continues a combo"),
         ConfigKey("scoring", "combo_bonus", .int(\.scoring.comboBonus, 0...10000),

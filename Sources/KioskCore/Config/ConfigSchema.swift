@@ -37,12 +37,16 @@ public struct ConfigKey: Sendable {
     public let kind: ConfigKind
     /// One line for the example config: what the key changes, in the operator's terms.
     public let doc: String
+    /// The id of the key this is another name for (the same setting), or nil. Effective
+    /// settings and reload summaries name the setting once, by that key.
+    public let sameAs: String?
 
-    public init(_ section: String, _ name: String, _ kind: ConfigKind, _ doc: String) {
+    public init(_ section: String, _ name: String, _ kind: ConfigKind, _ doc: String, sameAs: String? = nil) {
         self.section = section
         self.name = name
         self.kind = kind
         self.doc = doc
+        self.sameAs = sameAs
     }
 
     /// `section.name`, unique within a schema.
@@ -222,10 +226,11 @@ public struct ConfigSchema: Sendable {
         keys.contains { $0.section == section }
     }
 
-    /// `settings` as config text: every section and key, in schema order.
+    /// `settings` as config text: every section and key, in schema order (a setting with two
+    /// names under its first).
     public func render(_ settings: Settings) -> String {
         sections.map { section in
-            let lines = keys.filter { $0.section == section }.map { "\($0.name) = \($0.render(settings))\n" }
+            let lines = keys.filter { $0.section == section && $0.sameAs == nil }.map { "\($0.name) = \($0.render(settings))\n" }
             return "[\(section)]\n" + lines.joined()
         }.joined(separator: "\n")
     }

@@ -52,7 +52,7 @@ public enum ReloadPolicy {
     public static func changes(from old: Settings, to new: Settings,
                                schema: ConfigSchema = .standard) -> [ReloadEffect: [String]] {
         var result: [ReloadEffect: [String]] = [:]
-        for key in schema.keys where key.render(old) != key.render(new) {
+        for key in schema.keys where key.sameAs == nil && key.render(old) != key.render(new) {
             result[effect(of: key), default: []].append(key.id)
         }
         return result
