@@ -48,21 +48,15 @@ extension KioskRuntime {
     /// as a window may have moved to another monitor.
     func displayResized(at now: TimeStamp) {
         let size = display.size
-        let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
+        let pxPerMM = Self.pxPerMM(display, settings)
         emit(session.relayout(for: size, pxPerMM: pxPerMM, at: now), at: now)
         let field = session.game.field
         var fresh = SceneBuilder(field: field, seed: options.seed)
         fresh.scores = builder.scores
         builder = fresh
-        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
-                                        calibration: settings.input.calibration)
+        touchTransform = Self.touchTransform(display, settings)
         operatorState.input = OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: size)
-        if let old = touchTest.model {
-            var model = TouchTestModel(screen: size, transform: touchTransform, pxPerMM: pxPerMM,
-                                       gestures: settings.gestures, at: now)
-            model.devices = old.devices
-            touchTest.model = model
-        }
+        if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
         repaintAll()
         loop.arm(frameTimer, at: now)
         log(.info, "display \(display.name): now \(size) at \((pxPerMM * 100).rounded() / 100) px/mm; the game is laid out again")

@@ -36,8 +36,7 @@ extension KioskRuntime {
         let changes = ReloadPolicy.changes(from: settings, to: result.settings)
         settings = ReloadPolicy.merged(settings, result.settings, upTo: .nextRound)
         session.reload(settings)
-        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
-                                        calibration: settings.input.calibration)
+        touchTransform = Self.touchTransform(display, settings)
         log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
         for observer in reloadObservers { observer(settings) }
     }

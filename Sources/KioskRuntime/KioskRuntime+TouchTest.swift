@@ -33,10 +33,7 @@ extension KioskRuntime {
     public func openTouchTest(at time: TimeStamp) {
         guard touchTest.model == nil else { return }
         emit(session.returnToStart(at: time), at: time)
-        var model = TouchTestModel(screen: display.size, transform: touchTransform, pxPerMM: session.game.field.pxPerMM,
-                                   gestures: settings.gestures, at: time)
-        model.devices = input.touchDevices
-        touchTest.model = model
+        touchTest.model = newTouchTestModel(at: time)
         // The screen takes every frame now, the lifts of a held touch too.
         touchHold.release()
         if touchTest.timer == nil { touchTest.timer = loop.addTimer("touch-test") }
@@ -112,7 +109,7 @@ extension KioskRuntime {
     /// Closes it when nobody touched it for the timeout.
     func advanceTouchTest(to now: TimeStamp) -> Bool {
         guard var model = touchTest.model else { return false }
-        if now >= model.lastTouch.adding(milliseconds: settings.operator.touchTestTimeoutS * 1000) {
+        if now >= touchTestTimeout(model) {
             closeTouchTest(at: now, reason: "closed: no touch for \(Int(settings.operator.touchTestTimeoutS.rounded())) s")
             return false
         }
@@ -135,9 +132,21 @@ extension KioskRuntime {
         return builder.nextChange(session.game, at: now)
     }
 
+    /// The screen for the display as it is now, with the input's devices.
+    func newTouchTestModel(at time: TimeStamp) -> TouchTestModel {
+        var model = TouchTestModel(screen: display.size, transform: touchTransform, pxPerMM: session.game.field.pxPerMM,
+                                   gestures: settings.gestures, at: time)
+        model.devices = input.touchDevices
+        return model
+    }
+
+    /// When the open screen closes by itself: `[operator] touch_test_timeout_s` after the last touch.
+    private func touchTestTimeout(_ model: TouchTestModel) -> TimeStamp {
+        model.lastTouch.adding(milliseconds: settings.operator.touchTestTimeoutS * 1000)
+    }
+
     private func armTouchTestTimer() {
         guard let timer = touchTest.timer, let model = touchTest.model else { return }
-        let timeout = model.lastTouch.adding(milliseconds: settings.operator.touchTestTimeoutS * 1000)
-        loop.arm(timer, at: [timeout, model.nextDeadline].compactMap { $0 }.min())
+        loop.arm(timer, at: [touchTestTimeout(model), model.nextDeadline].compactMap { $0 }.min())
     }
 }

@@ -126,10 +126,9 @@ public final class KioskRuntime {
         self.console = console
         self.notifier = notifier
         self.loadConfig = loadConfig
-        let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
+        let pxPerMM = Self.pxPerMM(display, settings)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
-        touchTransform = TouchTransform(native: display.nativeSize, rotation: display.rotation,
-                                        calibration: settings.input.calibration)
+        touchTransform = Self.touchTransform(display, settings)
         renderer = SceneRenderer(size: display.size)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
         operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size))
@@ -139,6 +138,16 @@ public final class KioskRuntime {
         observe { [unowned self] event, time in
             if case .game(let e) = event { builder.note([e], round: session.game.round, at: time) }
         }
+    }
+
+    /// The display's density: `[display] px_per_mm`, else what the display reports, else 4.
+    static func pxPerMM(_ display: Display, _ settings: Settings) -> Double {
+        PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
+    }
+
+    /// Panel to game coordinates for the display's size and rotation and `[input] calibration`.
+    static func touchTransform(_ display: Display, _ settings: Settings) -> TouchTransform {
+        TouchTransform(native: display.nativeSize, rotation: display.rotation, calibration: settings.input.calibration)
     }
 
     /// Adds an observer of the kiosk's events. Observers are called in the order they were
