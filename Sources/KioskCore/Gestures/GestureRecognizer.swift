@@ -16,8 +16,6 @@ public struct GestureRecognizer: Sendable {
     /// border is a finger that ran off the glass, not one at rest.
     public let screen: PixelSize
 
-    private struct ContactKey: Hashable { var device: Int; var slot: Int }
-
     private enum Phase {
         /// Could still become a tap, long press or drag.
         case possible
@@ -48,7 +46,7 @@ public struct GestureRecognizer: Sendable {
 
     /// A contact that lifted less than the bounce time ago: a re-touch near it continues it.
     private struct Lifted {
-        var key: ContactKey
+        var key: SlotKey
         var contact: Contact
         var time: TimeStamp
         var due: TimeStamp
@@ -58,7 +56,7 @@ public struct GestureRecognizer: Sendable {
 
     private struct RecentTap { var device: Int; var time: TimeStamp; var position: Vector2; var count: Int }
 
-    private var contacts: [ContactKey: Contact] = [:]
+    private var contacts: [SlotKey: Contact] = [:]
     private var lifted: [Lifted] = []
     private var recentTaps: [RecentTap] = []
 
@@ -97,7 +95,7 @@ public struct GestureRecognizer: Sendable {
     }
 
     private mutating func fire(upTo time: TimeStamp, longPresses: Bool, _ emit: (Gesture) -> Void) {
-        var due: [(time: TimeStamp, key: ContactKey, lift: Lifted?)] = []
+        var due: [(time: TimeStamp, key: SlotKey, lift: Lifted?)] = []
         for (key, c) in contacts where longPresses && c.phase == .possible {
             let at = c.downTime.adding(milliseconds: thresholds.longPressMS)
             if time >= at { due.append((at, key, nil)) }
@@ -121,9 +119,9 @@ public struct GestureRecognizer: Sendable {
         advance(to: frame.time, emit)
         if frame.resync { cancelAll(device: frame.device, at: frame.time, emit) }
 
-        var present = Set<ContactKey>()
+        var present = Set<SlotKey>()
         for point in frame.contacts {
-            let key = ContactKey(device: frame.device, slot: point.slot)
+            let key = SlotKey(device: frame.device, slot: point.slot)
             present.insert(key)
             if let existing = contacts[key], existing.trackingID != point.trackingID {
                 // A new tracking id in the same slot: the old finger lifted between reports.
@@ -176,13 +174,13 @@ public struct GestureRecognizer: Sendable {
     /// frames that follow no longer hold it. Only the finger with `trackingID` is cancelled.
     public mutating func cancel(device: Int, slot: Int, trackingID: Int, at time: TimeStamp,
                                 _ emit: (Gesture) -> Void) {
-        let key = ContactKey(device: device, slot: slot)
+        let key = SlotKey(device: device, slot: slot)
         guard let c = contacts[key], c.trackingID == trackingID else { return }
         contacts[key] = nil
         if c.phase != .ignored { emit(gesture(.cancel, key, c, at: time)) }
     }
 
-    private mutating func move(_ key: ContactKey, to position: Vector2, at time: TimeStamp,
+    private mutating func move(_ key: SlotKey, to position: Vector2, at time: TimeStamp,
                                _ emit: (Gesture) -> Void) {
         guard var c = contacts[key] else { return }
         let moved = position != c.position
@@ -213,7 +211,7 @@ public struct GestureRecognizer: Sendable {
         contacts[key] = c
     }
 
-    private mutating func lift(_ key: ContactKey, at time: TimeStamp, _ emit: (Gesture) -> Void) {
+    private mutating func lift(_ key: SlotKey, at time: TimeStamp, _ emit: (Gesture) -> Void) {
         guard var c = contacts.removeValue(forKey: key), c.phase != .ignored else { return }
         if c.phase == .possible {
             let held = time.milliseconds(since: c.downTime)
@@ -258,7 +256,7 @@ public struct GestureRecognizer: Sendable {
     /// bounce: it lifted less than `bounceMS` ago (`advance` has already finished the older
     /// ones) and the touch lands within the tap slop of where the finger lifted, or of where a
     /// moving finger would be by now.
-    private mutating func takeBounce(_ key: ContactKey, at position: Vector2, time: TimeStamp) -> Contact? {
+    private mutating func takeBounce(_ key: SlotKey, at position: Vector2, time: TimeStamp) -> Contact? {
         let offsets = lifted.indices.compactMap { i -> (index: Int, offset: Double)? in
             let l = lifted[i]
             guard l.key.device == key.device, time < l.due else { return nil }
@@ -294,12 +292,12 @@ public struct GestureRecognizer: Sendable {
         return count
     }
 
-    private func gesture(_ kind: Gesture.Kind, _ key: ContactKey, _ c: Contact, at time: TimeStamp) -> Gesture {
+    private func gesture(_ kind: Gesture.Kind, _ key: SlotKey, _ c: Contact, at time: TimeStamp) -> Gesture {
         Gesture(kind: kind, time: time, device: key.device, slot: key.slot, position: c.position, start: c.downPosition)
     }
 
     /// Slots in a fixed order, so the same input always yields gestures in the same order.
-    private func sortedKeys() -> [ContactKey] {
-        contacts.keys.sorted { ($0.device, $0.slot) < ($1.device, $1.slot) }
+    private func sortedKeys() -> [SlotKey] {
+        contacts.keys.sorted()
     }
 }

@@ -47,12 +47,6 @@ public struct OperatorGestureDetector: Sendable {
     public var thresholds: Thresholds
     public let screen: PixelSize
 
-    private struct Key: Hashable, Comparable {
-        var device: Int
-        var slot: Int
-        static func < (a: Key, b: Key) -> Bool { (a.device, a.slot) < (b.device, b.slot) }
-    }
-
     private struct Tracked {
         var trackingID: Int
         var down: TimeStamp
@@ -73,9 +67,9 @@ public struct OperatorGestureDetector: Sendable {
         var ended: TimeStamp?
     }
 
-    private enum Due { case corner(Key), fiveFingers }
+    private enum Due { case corner(SlotKey), fiveFingers }
 
-    private var contacts: [Key: Tracked] = [:]
+    private var contacts: [SlotKey: Tracked] = [:]
     private var steps: [Step] = []
 
     public init(thresholds: Thresholds, screen: PixelSize) {
@@ -102,9 +96,9 @@ public struct OperatorGestureDetector: Sendable {
     /// Notes one device's frame; returns the gestures that completed up to its time.
     public mutating func process(_ frame: TouchFrame) -> [OperatorGesture] {
         let fired = advance(to: frame.time)
-        var present = Set<Key>()
+        var present = Set<SlotKey>()
         for point in frame.contacts {
-            let key = Key(device: frame.device, slot: point.slot)
+            let key = SlotKey(device: frame.device, slot: point.slot)
             present.insert(key)
             if var c = contacts[key], c.trackingID == point.trackingID {
                 if c.anchor.distance(to: point.position) > thresholds.stillRadius {
@@ -130,7 +124,7 @@ public struct OperatorGestureDetector: Sendable {
 
     /// A contact left the detector's view without lifting (the stuck filter dropped it): as if it lifted.
     public mutating func remove(_ contact: ContactRef, at time: TimeStamp) {
-        let key = Key(device: contact.device, slot: contact.slot)
+        let key = contact.slotKey
         if contacts[key]?.trackingID == contact.trackingID { lift(key, at: time) }
     }
 
@@ -230,7 +224,7 @@ public struct OperatorGestureDetector: Sendable {
         return []
     }
 
-    private mutating func fire(_ action: OperatorAction, _ kind: OperatorGestureKind, _ keys: [Key],
+    private mutating func fire(_ action: OperatorAction, _ kind: OperatorGestureKind, _ keys: [SlotKey],
                                at time: TimeStamp) -> OperatorGesture {
         var refs: [ContactRef] = []
         for key in keys {
@@ -240,7 +234,7 @@ public struct OperatorGestureDetector: Sendable {
         return OperatorGesture(action: action, kind: kind, time: time, device: keys.last?.device ?? 0, contacts: refs)
     }
 
-    private mutating func lift(_ key: Key, at time: TimeStamp) {
+    private mutating func lift(_ key: SlotKey, at time: TimeStamp) {
         guard let c = contacts.removeValue(forKey: key) else { return }
         end(ref(key, c), at: time)
     }
@@ -252,7 +246,7 @@ public struct OperatorGestureDetector: Sendable {
         }
     }
 
-    private func ref(_ key: Key, _ c: Tracked) -> ContactRef {
+    private func ref(_ key: SlotKey, _ c: Tracked) -> ContactRef {
         ContactRef(device: key.device, slot: key.slot, trackingID: c.trackingID)
     }
 }

@@ -1,19 +1,3 @@
-/// One contact of one device: the slot it is in and the kernel's tracking id, which tells one
-/// finger from the next in the same slot.
-public struct ContactRef: Hashable, Sendable, CustomStringConvertible {
-    public var device: Int
-    public var slot: Int
-    public var trackingID: Int
-
-    public init(device: Int, slot: Int, trackingID: Int) {
-        self.device = device
-        self.slot = slot
-        self.trackingID = trackingID
-    }
-
-    public var description: String { "device \(device) slot \(slot) id \(trackingID)" }
-}
-
 /// A contact that stayed still too long to be a finger (a drop of water, a sticker, a damaged
 /// sensor), reported once when the filter drops it.
 public struct StuckTouch: Equatable, Sendable {
@@ -45,8 +29,6 @@ public struct StuckTouchFilter: Sendable {
     /// Moving further than this from where it came to rest starts the wait again (pixels).
     public var radius: Double
 
-    private struct Key: Hashable { var device: Int; var slot: Int }
-
     private struct Watched {
         var trackingID: Int
         var anchor: Vector2
@@ -55,7 +37,7 @@ public struct StuckTouchFilter: Sendable {
         var stuck: Bool
     }
 
-    private var watched: [Key: Watched] = [:]
+    private var watched: [SlotKey: Watched] = [:]
 
     public init(afterMS: Double, radius: Double) {
         self.afterMS = afterMS
@@ -77,7 +59,7 @@ public struct StuckTouchFilter: Sendable {
 
     /// Whether `contact` is one the filter drops.
     public func isStuck(_ contact: ContactRef) -> Bool {
-        guard let w = watched[Key(device: contact.device, slot: contact.slot)] else { return false }
+        guard let w = watched[contact.slotKey] else { return false }
         return w.stuck && w.trackingID == contact.trackingID
     }
 
@@ -108,9 +90,9 @@ public struct StuckTouchFilter: Sendable {
         let stuck = advance(to: frame.time)
         var out = frame
         out.contacts = []
-        var present = Set<Key>()
+        var present = Set<SlotKey>()
         for point in frame.contacts {
-            let key = Key(device: frame.device, slot: point.slot)
+            let key = SlotKey(device: frame.device, slot: point.slot)
             present.insert(key)
             if var w = watched[key], w.trackingID == point.trackingID {
                 w.position = point.position
@@ -135,12 +117,12 @@ public struct StuckTouchFilter: Sendable {
         watched = watched.filter { $0.key.device != device }
     }
 
-    private func touch(_ key: Key, _ w: Watched) -> StuckTouch {
+    private func touch(_ key: SlotKey, _ w: Watched) -> StuckTouch {
         StuckTouch(contact: ContactRef(device: key.device, slot: key.slot, trackingID: w.trackingID),
                    position: w.position, since: w.since, time: w.since.adding(milliseconds: afterMS))
     }
 
-    private func sortedKeys() -> [Key] {
-        watched.keys.sorted { ($0.device, $0.slot) < ($1.device, $1.slot) }
+    private func sortedKeys() -> [SlotKey] {
+        watched.keys.sorted()
     }
 }
