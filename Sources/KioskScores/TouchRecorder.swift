@@ -2,18 +2,19 @@ import KioskCore
 import KioskPlatform
 import KioskRuntime
 
-/// Keeps the touch heatmap in the play statistics: the touch-downs of play (not the touch-test
-/// screen's) are counted per cell on the loop's thread and handed to the score writer in
-/// batches, a minute after the first touch of a batch and at exit, never a write per touch.
-/// The timer is armed only while a batch waits, so an idle kiosk does not wake for it.
+/// Keeps the touch heatmap in the play statistics: the runtime's map of the touch-downs of play
+/// since start (not the touch-test screen's, `KioskRuntime.touchHeatmap`) is handed to the score
+/// writer in batches, what it counted since the last one, a minute after the first touch of a
+/// batch and at exit, never a write per touch. The timer is armed only while a batch waits, so
+/// an idle kiosk does not wake for it.
 final class TouchRecorder {
     static let batchMS = 60_000.0
 
     private let runtime: KioskRuntime
     private let writer: ScoreWriter
     private let wallClock: () -> Int64
-    private var downs = TouchDownTracker()
-    private var pending = TouchHeatmap()
+    /// The runtime's map as of the last batch.
+    private var posted = TouchHeatmap()
     private var pendingSince: Int64?
     private var timer: EventLoop.TimerID!
 
@@ -33,26 +34,18 @@ final class TouchRecorder {
     }
 
     func follow(_ event: KioskEvent, at time: TimeStamp) {
-        switch event {
-        case .touch(let frame):
-            var counted = false
-            for p in downs.newContacts(in: frame) where pending.add(p.position, in: runtime.display.size) { counted = true }
-            if counted && pendingSince == nil {
-                pendingSince = wallClock()
-                runtime.loop.arm(timer, at: time.adding(milliseconds: Self.batchMS))
-            }
-        case .touchscreenLost(let device, _):
-            downs.forget(device: device)
-        default:
-            break
-        }
+        // The runtime counted the frame's touch-downs before telling of it.
+        guard case .touch = event, pendingSince == nil, runtime.touchHeatmap != posted else { return }
+        pendingSince = wallClock()
+        runtime.loop.arm(timer, at: time.adding(milliseconds: Self.batchMS))
     }
 
     /// Posts the batch waiting (filed under the day its first touch came on).
     func flush() {
         guard let since = pendingSince else { return }
-        writer.post(.touches(pending, wallMS: since))
-        pending = TouchHeatmap()
+        let now = runtime.touchHeatmap
+        writer.post(.touches(now.counted(since: posted), wallMS: since))
+        posted = now
         pendingSince = nil
         runtime.loop.arm(timer, at: nil)
     }

@@ -32,6 +32,22 @@ import Testing
         #expect(map[99, 99] == 0)
     }
 
+    /// A batch is what a map counted since the last one: merged back onto it, the whole again.
+    @Test func whatWasCountedSinceAnEarlierMap() {
+        var map = TouchHeatmap()
+        map.add(column: 1, row: 2, count: 3)
+        let earlier = map
+        map.add(column: 1, row: 2, count: 2)
+        map.add(column: 5, row: 0)
+        let batch = map.counted(since: earlier)
+        #expect(batch.cells.map { [$0.column, $0.row, $0.count] } == [[5, 0, 1], [1, 2, 2]])
+        var whole = earlier
+        whole.merge(batch)
+        #expect(whole == map)
+        #expect(map.counted(since: map).isEmpty)
+        #expect(earlier.counted(since: map).isEmpty, "a map it did not grow from: nothing")
+    }
+
     @Test func countsMergeAndScale() {
         var a = TouchHeatmap(), b = TouchHeatmap()
         a.add(column: 2, row: 3, count: 4)

@@ -41,6 +41,14 @@ public struct TouchHeatmap: Equatable, Sendable {
         counts[i] = counts[i] > Int.max - count ? Int.max : counts[i] + count
     }
 
+    /// What was counted since `earlier`, a map this one grew from (cells it cannot have grown
+    /// from count 0).
+    public func counted(since earlier: TouchHeatmap) -> TouchHeatmap {
+        var delta = TouchHeatmap()
+        for i in counts.indices where counts[i] > earlier.counts[i] { delta.counts[i] = counts[i] - earlier.counts[i] }
+        return delta
+    }
+
     /// Adds every count of `other`.
     public mutating func merge(_ other: TouchHeatmap) {
         for c in other.cells { add(column: c.column, row: c.row, count: c.count) }
