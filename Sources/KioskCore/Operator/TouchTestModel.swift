@@ -81,7 +81,7 @@ public struct TouchTestModel: Sendable {
     public private(set) var transform: TouchTransform
     public let pxPerMM: Double
     /// Where a contact counts as at the border for the gesture recogniser, in pixels.
-    public private(set) var edgeMargin: Double
+    public var edgeMargin: Double { recognizer.thresholds.edgeMargin }
     /// The devices in use, as the input reports them.
     public var devices: [TouchTestDevice] = []
     public private(set) var contacts: [Contact] = []
@@ -98,9 +98,7 @@ public struct TouchTestModel: Sendable {
         self.screen = screen
         self.transform = transform
         self.pxPerMM = pxPerMM
-        let thresholds = GestureThresholds(gestures, pxPerMM: pxPerMM)
-        edgeMargin = thresholds.edgeMargin
-        recognizer = GestureRecognizer(thresholds: thresholds, screen: screen)
+        recognizer = GestureRecognizer(settings: gestures, pxPerMM: pxPerMM, screen: screen)
         lastTouch = time
     }
 
@@ -112,7 +110,6 @@ public struct TouchTestModel: Sendable {
     public mutating func configure(_ gestures: GestureSettings, transform: TouchTransform) {
         self.transform = transform
         recognizer.thresholds = GestureThresholds(gestures, pxPerMM: pxPerMM)
-        edgeMargin = recognizer.thresholds.edgeMargin
     }
 
     /// One frame of one device in game coordinates, and the same frame as the panel reported it
