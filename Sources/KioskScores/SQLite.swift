@@ -69,6 +69,20 @@ final class SQLiteDatabase {
         if rc != SQLITE_OK { throw error(context ?? Self.summary(sql), rc) }
     }
 
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`: the write lock from the start),
+    /// committed when it returns and rolled back when it throws.
+    func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// The start of a statement, for messages: its first line, at most 40 characters.
     static func summary(_ sql: String) -> String {
         String((sql.split(separator: "\n").first ?? "").prefix(40))

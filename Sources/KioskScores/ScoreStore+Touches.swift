@@ -9,8 +9,7 @@ extension ScoreStore {
         let cells = batch.cells
         guard !cells.isEmpty else { return }
         do throws(SQLiteError) {
-            try db.execute("BEGIN IMMEDIATE")
-            do throws(SQLiteError) {
+            try db.transaction { () throws(SQLiteError) in
                 for c in cells {
                     try db.query("""
                         INSERT INTO touch_cells (day, col, row, touches)
@@ -18,10 +17,6 @@ extension ScoreStore {
                         ON CONFLICT (day, col, row) DO UPDATE SET touches = touches + excluded.touches
                         """, [.int(wallMS), .int(Int64(c.column)), .int(Int64(c.row)), .int(Int64(c.count))])
                 }
-                try db.execute("COMMIT")
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
             }
         } catch {
             throw ScoreStoreError(error)

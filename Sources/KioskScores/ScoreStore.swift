@@ -187,8 +187,7 @@ public final class ScoreStore {
     /// high-score table of `tableSize` places, its rank. Returns once the commit is durable.
     public func record(_ r: RoundRecord, tableSize: Int) throws(ScoreStoreError) -> (id: Int64, rank: Int?) {
         do throws(SQLiteError) {
-            try db.execute("BEGIN IMMEDIATE")
-            do throws(SQLiteError) {
+            return try db.transaction { () throws(SQLiteError) -> (id: Int64, rank: Int?) in
                 try db.query("INSERT INTO rounds (started_ms, duration_ms, mode, score, popped, outcome, ranked) VALUES (?, ?, ?, ?, ?, ?, ?)",
                              [.int(r.startedMS), .int(r.durationMS), .text(r.mode.rawValue), .int(Int64(r.score)),
                               .int(Int64(r.popped)), .text(r.outcome.rawValue), .int(r.isRanked ? 1 : 0)])
@@ -200,11 +199,7 @@ public final class ScoreStore {
                     let place = Int(better.first?.first?.int ?? 0) + 1
                     rank = place <= tableSize ? place : nil
                 }
-                try db.execute("COMMIT")
                 return (id, rank)
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
             }
         } catch {
             throw ScoreStoreError(error)
