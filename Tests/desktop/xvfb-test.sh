@@ -42,9 +42,13 @@ started=$(date +%s.%N)
 
 # --- 1. what each binary links ---------------------------------------------------------------
 # (libX11 itself comes into the kiosk through libcairo, as it always has; the kiosk never uses it.)
-if ldd "$KIOSK" | grep -qiE 'libSDL|libwayland'; then fail "bubble-kiosk links SDL: $(ldd "$KIOSK" | grep -iE 'sdl|wayland' | tr -s ' \t' ' ')"
+# ldd's output is read whole first: under pipefail, `ldd | grep -q` fails when grep stops reading
+# at the first match and ldd dies of SIGPIPE.
+kiosk_libs=$(ldd "$KIOSK")
+desktop_libs=$(ldd "$DESKTOP")
+if grep -qiE 'libSDL|libwayland' <<< "$kiosk_libs"; then fail "bubble-kiosk links SDL: $(grep -iE 'sdl|wayland' <<< "$kiosk_libs" | tr -s ' \t' ' ')"
 else pass "bubble-kiosk links no SDL (ldd)"; fi
-if ldd "$DESKTOP" | grep -q 'libSDL2'; then pass "bubble-kiosk-desktop links SDL2"
+if grep -q 'libSDL2' <<< "$desktop_libs"; then pass "bubble-kiosk-desktop links SDL2"
 else fail "bubble-kiosk-desktop does not link SDL2"; fi
 
 # --- 2. Xvfb and the window ------------------------------------------------------------------

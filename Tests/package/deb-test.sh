@@ -44,7 +44,8 @@ check "Maintainer, Section, Priority and Description are set" \
 depends=$(field Depends)
 echo "     Depends: $depends"
 # depends_on PKG: Depends names PKG (with or without a version).
-depends_on() { echo "$depends" | tr ',' '\n' | awk '{ print $1 }' | grep -qxF -- "$1"; }
+# (grep reads the list whole: under pipefail a `| grep -q` stopping at a match can fail on SIGPIPE.)
+depends_on() { grep -qxF -- "$1" <<< "$(echo "$depends" | tr ',' '\n' | awk '{ print $1 }')"; }
 for pkg in libc6 libdrm2 libevdev2 libcairo2 fonts-dejavu-core; do
     check "Depends names $pkg" depends_on "$pkg"
 done

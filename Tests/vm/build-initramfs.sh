@@ -76,8 +76,11 @@ put_libs() {
     for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
         [ -e "$root$lib" ] || put "$lib" "$lib"
     done
-    if ldd "$1" | grep -q 'not found'; then
-        ldd "$1" | grep 'not found' >&2
+    # Read whole first: under pipefail `ldd | grep -q` can fail on SIGPIPE when grep matches.
+    local missing
+    missing=$(ldd "$1" | grep 'not found' || true)
+    if [ -n "$missing" ]; then
+        echo "$missing" >&2
         vm_die "unresolved libraries for $1"
     fi
 }

@@ -142,7 +142,9 @@ vm_in_order() {
 # vm_no_crash PREFIX [REGEX]: none of the program's lines ("PREFIX| ...") shows a crash (or
 # matches REGEX, for a test's own error messages).
 VM_CRASH_RE='Fatal error|Segmentation|Illegal instruction|Trace/breakpoint|Aborted'
-vm_no_crash() { ! vm_lines "$1" | grep -qE -- "$VM_CRASH_RE${2:+|$2}"; }
+# (The lines are read whole first: under pipefail a `grep -q` that stops at a match would make
+# the pipe fail on SIGPIPE, and the crash would go unseen.)
+vm_no_crash() { ! grep -qE -- "$VM_CRASH_RE${2:+|$2}" <<< "$(vm_lines "$1")"; }
 
 # vm_dump NAME ARGS...: `ppm.py check` on the screendump $VM_OUT/NAME.ppm.
 vm_dump() { python3 "$VM_DIR/ppm.py" check "$VM_OUT/$1.ppm" "${@:2}"; }
