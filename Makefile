@@ -32,9 +32,22 @@ SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 endif
 CONFDIR     := /etc/bubble-kiosk
 DEB_STAGE   := build/deb/root
+HOST_ARCH   := $(shell dpkg --print-architecture)
+# What install-files installs and strips (deb-arm64 hands in the arm64 build and its strip).
+KIOSK_BIN   ?= $(RELEASE_BIN)
+STRIP       ?= strip
+
+# arm64 boards (Raspberry Pi OS on trixie, Debian 13): cross-built with Debian 13's Swift 6.0.3
+# in a Debian 13 root made from Debian's archive (packaging/arm64/toolchain.sh, kept in
+# /var/cache/bubble-kiosk-arm64 outside the checkout). Its own scratch folder: never mixed with
+# this machine's .build.
+IN_TOOLCHAIN  := packaging/arm64/in-toolchain.sh
+ARM64_SCRATCH := .build-arm64
+ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
+ARM64_STAGE   := build/deb-arm64/root
 
 .PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-sound vm-test-systemd package-test run bench \
-        sounds install install-files uninstall deb clean
+        sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test
 
 all: build
 
@@ -86,12 +99,12 @@ vm-test-sound: release
 # The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
 # booted under QEMU; the unit's restarts, watchdog, reload, state and config errors.
 vm-test-systemd: deb
-	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_*.deb
+	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian.
 package-test: deb
 	bash Tests/package/install-test.sh
-	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_*.deb
+	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # The desktop window under a real X server (Xvfb), played with xdotool; ldd keeps SDL out of
 # the kiosk binary. Debug build, like the unit tests.
@@ -137,8 +150,8 @@ install: release
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MAN1DIR) \
 		$(DESTDIR)$(CONFDIR) $(DESTDIR)$(CONFDIR)/kiosk.conf.d
-	install -m 755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/bubble-kiosk
-	strip --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/bubble-kiosk
+	install -m 755 $(KIOSK_BIN) $(DESTDIR)$(BINDIR)/bubble-kiosk
+	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/bubble-kiosk
 	sed 's|^ExecStart=/usr/bin/bubble-kiosk |ExecStart=$(BINDIR)/bubble-kiosk |' systemd/bubble-kiosk.service \
 		> $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
@@ -184,9 +197,31 @@ uninstall:
 
 # build/bubble-kiosk_VERSION-REV_ARCH.deb from a staged `make install PREFIX=/usr`.
 deb: release | build/
-	rm -rf $(DEB_STAGE) build/bubble-kiosk_*.deb
+	rm -rf $(DEB_STAGE) build/bubble-kiosk_*_$(HOST_ARCH).deb
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_STAGE)
 	bash packaging/build-deb.sh $(CURDIR)/$(DEB_STAGE) $(CURDIR)/build
+
+# --- arm64 --------------------------------------------------------------------------------------
+# The build environment alone (made once, then reused; rebuilt when its inputs change).
+arm64-toolchain: deps
+	bash packaging/arm64/toolchain.sh
+
+# The kiosk for arm64, Swift runtime inside, like `release`. This is also the check that the
+# code builds with the board's compiler (Swift 6.0.3) as well as with this machine's.
+release-arm64: deps
+	@t0=$$(date +%s); \
+	$(IN_TOOLCHAIN) swift build -c release --static-swift-stdlib --product bubble-kiosk \
+		--swift-sdks-path /opt/swift-sdks --swift-sdk aarch64-debian13 --scratch-path $(ARM64_SCRATCH) && \
+	echo "arm64: release-arm64 took $$(( $$(date +%s) - t0 )) s"
+
+# build/bubble-kiosk_VERSION-REV_arm64.deb: the same files as `deb` (the sounds are made by
+# this machine's build: they do not depend on the architecture), Depends from Debian 13's
+# arm64 libraries.
+deb-arm64: release-arm64 release | build/
+	rm -rf $(ARM64_STAGE) build/bubble-kiosk_*_arm64.deb
+	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
+		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip"
+	bash packaging/build-deb.sh --arch arm64 $(CURDIR)/$(ARM64_STAGE) $(CURDIR)/build
 
 clean:
 	rm -rf .build build

@@ -3,7 +3,11 @@
 #   make install DESTDIR=build/deb/root PREFIX=/usr
 # and then this script, which adds what dpkg needs and runs dpkg-deb.
 #
-# usage: packaging/build-deb.sh STAGE OUTDIR
+# usage: packaging/build-deb.sh [--arch arm64] STAGE OUTDIR
+#   --arch arm64  the staged binary is the arm64 build (`make deb-arm64`): Depends is computed
+#                 in the arm64 build environment (packaging/arm64/), against Debian 13's arm64
+#                 libraries; without it the package is for this machine's architecture and
+#                 release
 #   STAGE    the DESTDIR of that install (its DEBIAN/ and doc files are written here)
 #   OUTDIR   where bubble-kiosk_VERSION_ARCH.deb goes; its path is printed on stdout
 # The version is the VERSION file's plus the Debian revision of packaging/debian/changelog;
@@ -12,9 +16,16 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
-stage=${1:?usage: build-deb.sh STAGE OUTDIR}
-outdir=${2:?usage: build-deb.sh STAGE OUTDIR}
 die() { echo "build-deb: $*" >&2; exit 1; }
+arch=$(dpkg --print-architecture)
+shlibdeps=(dpkg-shlibdeps)
+if [ "${1:-}" = --arch ]; then
+    [ "${2:-}" = arm64 ] || die "--arch takes arm64 (the one cross-built architecture)"
+    [ "$arch" = arm64 ] || { arch=arm64; shlibdeps=("$here/arm64/in-toolchain.sh" dpkg-shlibdeps); }
+    shift 2
+fi
+stage=${1:?usage: build-deb.sh [--arch arm64] STAGE OUTDIR}
+outdir=${2:?usage: build-deb.sh [--arch arm64] STAGE OUTDIR}
 
 [ -x "$stage/usr/bin/bubble-kiosk" ] || die "no $stage/usr/bin/bubble-kiosk (run make install DESTDIR=$stage PREFIX=/usr first)"
 upstream=$(cat "$repo/VERSION")
@@ -23,7 +34,6 @@ case "$version" in
     "$upstream"-*) ;;
     *) die "packaging/debian/changelog is at $version, VERSION says $upstream: add a changelog entry" ;;
 esac
-arch=$(dpkg --print-architecture)
 maintainer=$(dpkg-parsechangelog -l "$here/debian/changelog" -S Maintainer)
 doc=$stage/usr/share/doc/bubble-kiosk
 
@@ -35,12 +45,14 @@ chmod 644 "$doc/changelog.Debian.gz"
 install -D -m 644 "$here/debian/lintian-overrides" "$stage/usr/share/lintian/overrides/bubble-kiosk"
 
 # --- Depends: computed from the binary's NEEDED libraries ---------------------------------
-# dpkg-shlibdeps wants a source tree with debian/control; a throwaway one under build/.
+# dpkg-shlibdeps wants a source tree with debian/control; a throwaway one under build/ (inside
+# the checkout, which the arm64 environment sees at the same path). Versions come from the
+# symbols the binary uses: the arm64 build's glibc 2.38 symbols give `libc6 (>= 2.38)`.
 shl=$(mktemp -d "$repo/build/shlibdeps.XXXXXX")
 trap 'rm -rf "$shl"' EXIT
 mkdir -p "$shl/debian"
 printf 'Source: bubble-kiosk\n\nPackage: bubble-kiosk\nArchitecture: any\n' > "$shl/debian/control"
-shlibs=$(cd "$shl" && dpkg-shlibdeps -O -e"$stage/usr/bin/bubble-kiosk" 2> "$shl/warnings") \
+shlibs=$(cd "$shl" && "${shlibdeps[@]}" -O -e"$stage/usr/bin/bubble-kiosk" 2> "$shl/warnings") \
     || { cat "$shl/warnings" >&2; die "dpkg-shlibdeps failed"; }
 depends=${shlibs#shlibs:Depends=}
 [ -n "$depends" ] && [ "$depends" != "$shlibs" ] || die "dpkg-shlibdeps printed no Depends: $shlibs"

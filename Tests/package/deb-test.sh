@@ -3,6 +3,9 @@
 # the control fields (Depends computed from the binary: every linked library's package, the
 # font, nothing like SDL), conffiles, maintainer scripts, and the unit inside it
 # (`systemd-analyze verify` clean, `systemd-analyze security` exposure at most 2.0).
+# The arm64 package (`make deb-arm64`) gets the same checks: its binary runs under qemu-user
+# and its libraries are looked up in the arm64 build environment; and Depends must carry
+# Debian 13's names and glibc 2.38, which is what keeps it off bookworm-based systems.
 #
 # usage: Tests/package/deb-test.sh build/bubble-kiosk_VERSION_ARCH.deb
 # Ends with "deb-test: N passed, M failed"; exit 0 only when nothing failed.
@@ -21,6 +24,21 @@ max_exposure=2.0
 field() { dpkg-deb -f "$deb" "$1"; }
 version=$(cat "$repo/VERSION")
 arch=$(dpkg --print-architecture)
+# run_binary ARGS...: the package's binary, on this machine or under qemu-user.
+run_binary() { "$work/root/usr/bin/bubble-kiosk" "$@"; }
+# lib_file LIB: where the library the binary names is; lib_package FILE: its package.
+lib_file() { ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }'; }
+lib_package() { dpkg -S "$1" 2>/dev/null; }
+if [ "$(field Architecture)" = arm64 ] && [ "$arch" != arm64 ]; then
+    arch=arm64
+    . "$repo/packaging/arm64/lib.sh"
+    eval "$("$repo/packaging/arm64/toolchain.sh")"
+    need_host_packages qemu-user-static
+    run_binary() { qemu-aarch64-static -L "$TOOLCHAIN" "$work/root/usr/bin/bubble-kiosk" "$@"; }
+    lib_file() { local d; for d in /usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu; do
+        [ -e "$TOOLCHAIN$d/$1" ] && { echo "$d/$1"; return; }; done; }
+    lib_package() { in_chroot "$TOOLCHAIN" dpkg -S "$1" 2>/dev/null; }
+fi
 dpkg-deb -x "$deb" "$work/root"
 dpkg-deb -e "$deb" "$work/DEBIAN"
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | grep -v '^$' | sort > "$work/files"
@@ -38,7 +56,7 @@ check "file name is bubble-kiosk_VERSION-REV_ARCH.deb" \
     bash -c "[ '$(basename "$deb")' = \"bubble-kiosk_\$(dpkg-deb -f '$deb' Version)_$arch.deb\" ]"
 check "Version comes from VERSION ($version) plus a Debian revision" \
     bash -c "dpkg-deb -f '$deb' Version | grep -qE '^${version//./\\.}-[0-9]+\$'"
-check "Architecture is the build machine's ($arch)" [ "$(field Architecture)" = "$arch" ]
+check "Architecture is the build machine's, or arm64 for the cross-built one ($arch)" [ "$(field Architecture)" = "$arch" ]
 check "Maintainer, Section, Priority and Description are set" \
     bash -c "for f in Maintainer Section Priority Description Installed-Size; do [ -n \"\$(dpkg-deb -f '$deb' \$f)\" ] || exit 1; done"
 depends=$(field Depends)
@@ -51,14 +69,18 @@ for pkg in libc6 libdrm2 libevdev2 libcairo2 fonts-dejavu-core; do
 done
 check "Depends names no SDL, X server, Wayland or Swift runtime package" \
     bash -c "! echo '$depends' | grep -qiE 'sdl|xserver|wayland|swift|libfoundation'"
+if [ "$arch" = arm64 ]; then
+    check "arm64: Depends asks for glibc 2.38 or newer (Debian 13; bookworm's 2.36 cannot run it)" \
+        grep -qF 'libc6 (>= 2.38)' <<< "$depends"
+    check "arm64: Depends uses Debian 13's library names (libasound2t64)" depends_on libasound2t64
+fi
 # Every library the binary links must come from a package that Depends names.
 needed_covered() {
     local lib file pkg ok=0
     for lib in $(readelf -d "$work/root/usr/bin/bubble-kiosk" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-        file=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
-        [ -n "$file" ] || { echo "cannot find $lib on this machine"; ok=1; continue; }
-        pkg=$(dpkg -S "$(readlink -f "$file")" 2>/dev/null | head -n1 | cut -d: -f1)
-        [ -n "$pkg" ] || pkg=$(dpkg -S "$file" 2>/dev/null | head -n1 | cut -d: -f1)
+        file=$(lib_file "$lib")
+        [ -n "$file" ] || { echo "cannot find $lib for $arch"; ok=1; continue; }
+        pkg=$(lib_package "$file" | head -n1 | cut -d: -f1)
         if depends_on "$pkg"; then
             echo "$lib: $pkg"
         else
@@ -90,7 +112,7 @@ EOF
 regular_files() { dpkg-deb -c "$deb" | awk '$1 ~ /^-/ { print $6 }' | sed 's|^\./|/|' | sort; }
 check "it holds exactly the expected files" diff "$work/expected" <(regular_files)
 check "everything is owned by root:root" bash -c "dpkg-deb -c '$deb' | awk '\$2 != \"root/root\"' | grep -q . && exit 1 || exit 0"
-check "the binary is executable and runs" "$work/root/usr/bin/bubble-kiosk" check-config --example
+check "the binary is executable and runs" run_binary check-config --example
 check "the config in the package is systemd/kiosk.conf.example" cmp "$repo/systemd/kiosk.conf.example" "$work/root/etc/bubble-kiosk/kiosk.conf"
 for u in bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service; do
     check "the unit in the package is systemd/$u" cmp "$repo/systemd/$u" "$work/root/lib/systemd/system/$u"

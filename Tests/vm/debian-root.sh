@@ -4,9 +4,11 @@
 # of the suite, the mirror and the package list, so changing any of them builds a new root;
 # older roots are removed then.
 #
-# usage: Tests/vm/debian-root.sh [--rebuild] [--with PKG,PKG...]
+# usage: Tests/vm/debian-root.sh [--rebuild] [--with PKG,PKG...] [--arch arm64]
 #   --with  more packages, such as the kiosk package's Depends (systemd-test.sh passes them), so
 #           the root follows the package when its dependencies change
+#   --arch arm64  a Debian 13 (trixie) arm64 root instead of Debian 12 amd64: its maintainer
+#           scripts run under qemu-user (vm_binfmt_aarch64, for as long as this script runs)
 # Prints ROOT=/var/cache/bubble-kiosk-vm/debian-root/bookworm-<hash> on stdout (progress on
 # stderr), so callers can `eval "$(Tests/vm/debian-root.sh)"`. Treat ROOT as read-only: copy
 # it before installing anything into it.
@@ -15,10 +17,12 @@ set -euo pipefail
 
 rebuild=0
 with=
+arch=amd64
 while [ $# -gt 0 ]; do
     case "$1" in
         --rebuild) rebuild=1 ;;
         --with) [ $# -ge 2 ] || vm_die "--with needs a package list"; with=$2; shift ;;
+        --arch) [ "${2:-}" = arm64 ] || vm_die "--arch takes arm64"; arch=arm64; shift ;;
         -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
@@ -26,28 +30,21 @@ while [ $# -gt 0 ]; do
 done
 
 SUITE=bookworm
+[ $arch = amd64 ] || SUITE=trixie
 # What the boot test needs besides minbase: systemd as PID 1 with udev (it loads bochs-drm for
 # the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
 # libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput.
 PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,fonts-dejavu-core,evemu-tools
 [ -n "$with" ] && PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
-# The machine's own Debian mirror, as apt uses it (deb822 first, then the one-line format).
-mirror() {
-    local m=
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        m=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
-    fi
-    if [ -z "$m" ] && [ -f /etc/apt/sources.list ]; then
-        m=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list)
-    fi
-    echo "${m:-http://deb.debian.org/debian}"
-}
-MIRROR=$(mirror)
+. "$VM_DIR/../../packaging/arm64/lib.sh"   # debian_mirror
+MIRROR=$(debian_mirror)
 
 base=$VM_CACHE/debian-root
 key=$(printf '%s\n' "$SUITE" "$MIRROR" "$PACKAGES" "minbase" "trim-1" | sha256sum | cut -c1-12)
-root=$base/$SUITE-$key
+name=$SUITE
+[ $arch = amd64 ] || name=$SUITE-$arch
+root=$base/$name-$key
 mkdir -p "$base"
 exec 9>"$base/.lock"
 flock 9            # one debootstrap at a time when several runs share the cache
@@ -58,10 +55,11 @@ if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
 fi
 
 vm_need_pkgs debootstrap
+[ $arch = amd64 ] || vm_binfmt_aarch64
 start=$(vm_now)
-vm_log "debootstrap $SUITE from $MIRROR (packages: $PACKAGES)"
+vm_log "debootstrap $SUITE $arch from $MIRROR (packages: $PACKAGES)"
 rm -rf "$root" "$root.partial"
-if ! debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$root.partial" "$MIRROR" \
+if ! debootstrap --arch="$arch" --variant=minbase --include="$PACKAGES" "$SUITE" "$root.partial" "$MIRROR" \
         > "$base/debootstrap.log" 2>&1; then
     tail -n 20 "$base/debootstrap.log" >&2
     vm_die "debootstrap failed (log: $base/debootstrap.log)"
@@ -72,7 +70,7 @@ rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cac
 touch "$root.partial/.complete"
 mv "$root.partial" "$root"
 # Roots for other package lists are never used again.
-for old in "$base"/*; do
+for old in "$base/$name"-*; do
     [ -d "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
 done
 vm_log "debian root ready in $(vm_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"

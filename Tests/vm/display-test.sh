@@ -1,7 +1,7 @@
 #!/bin/bash
 # The kiosk on a real kernel's DRM device (QEMU -vga std, bochs-drm): mode set, page flips,
 # rotation, the DRM-master refusal of a second instance, the screen given back on exit and on
-# SIGTERM, and the fbdev fallback. Screendumps are checked from the host.
+# SIGTERM, the fbdev fallback, and a render-only card (vgem) as card0. Screendumps are checked from the host.
 #
 # usage: Tests/vm/display-test.sh [--workdir DIR] [--binary PATH] [--verbose]
 #   --workdir DIR       initramfs, serial.log, screendumps (default: a new /tmp/vm-display.* dir)
@@ -128,13 +128,30 @@ show USERDEV /tmp/user-devices.log
 as_user /usr/local/bin/bubble-kiosk run --display drm --duration 1 > /tmp/user-run.log 2>&1
 say TEST "user run rc=$?"
 show USERRUN /tmp/user-run.log
+
+# --- 7: a render-only card as card0, as the Raspberry Pi's v3d may be: vgem (a DRM device with
+# no display engine) takes card0 and bochs comes back as card1.
+rmmod vgem && rmmod bochs && insmod /lib/modules/vgem.ko && insmod /lib/modules/bochs.ko
+say TEST "render-only first rc=$?"
+ls /dev/dri > /tmp/dri.log 2>&1
+show DRI /tmp/dri.log
+bubble-kiosk devices > /tmp/devices2.log 2>&1
+show DEVICES2 /tmp/devices2.log
+bubble-kiosk run --display drm --attract --status --input none > /tmp/run7.log 2>&1 &
+pid=$!
+on_screen /tmp/run7.log
+vm-screendump render-only-first
+kill -TERM $pid
+wait $pid
+say TEST "run7 rc=$?"
+show RUN7 /tmp/run7.log
 say TEST "done"
 exit 0
 EOF
 
 vm_test_files "$work/rot90.conf"
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$work/scenario.sh" \
-    --binary "$binary" "${VM_FILES[@]}"
+    --binary "$binary" --module vgem "${VM_FILES[@]}"
 t_initrd=$(vm_elapsed "$t0")
 
 out=$work/out
@@ -217,6 +234,15 @@ vm_check "ordinary user: devices names the video group for fbdev" \
 vm_check "ordinary user: run fails with the permission hint and exit 4 (no display)" \
     bash -c "grep -q '^DISPLAY-TEST user run rc=4' '$VM_LOG' &&
              grep -q '^USERRUN| bubble-kiosk: /dev/dri/card0: permission denied: add the user to the video group' '$VM_LOG'"
+vm_check "render-only card: vgem took card0, bochs card1" \
+    bash -c "grep -q '^DISPLAY-TEST render-only first rc=0' '$VM_LOG' && grep -q '^DRI| card1' '$VM_LOG'"
+vm_check "render-only card: devices lists card0 (vgem) with no display engine, card1 with Virtual-1" \
+    bash -c "grep -qE '^DEVICES2\|   /dev/dri/card0 \(vgem\)' '$VM_LOG' && grep -q '^DEVICES2| .*no KMS display engine' '$VM_LOG' &&
+             grep -qE '^DEVICES2\|   /dev/dri/card1 \(bochs-drm\)' '$VM_LOG'"
+vm_check "render-only card: the kiosk passed over card0 and shows the game from card1" \
+    bash -c "grep -q '^DISPLAY-TEST run7 rc=0' '$VM_LOG' &&
+             grep -q '^RUN7| bubble-kiosk: display drm:/dev/dri/card1:Virtual-1:1280x800@75,' '$VM_LOG'"
+vm_check "render-only card: the game is on screen" vm_dump render-only-first --expect graphics --region 0,0,100%,6=$hud@0.9
 
 vm_png_copies
 echo "--- from the guest"

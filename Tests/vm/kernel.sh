@@ -2,8 +2,11 @@
 # Fetches Debian's current amd64 kernel image package once and unpacks it into
 # a cache that outlives clones: $VM_CACHE (default /var/cache/bubble-kiosk-vm).
 #
-# usage: Tests/vm/kernel.sh [--refresh]
-#   --refresh   ask apt which kernel is current now, download it if it is new
+# usage: Tests/vm/kernel.sh [--refresh] [--arch arm64]
+#   --refresh     ask apt which kernel is current now, download it if it is new
+#   --arch arm64  Debian 13's arm64 kernel instead (for qemu-system-aarch64 -M virt), asked of
+#                 apt in the arm64 build environment (packaging/arm64/toolchain.sh), which has
+#                 trixie's package lists with arm64 in them
 #
 # Prints shell assignments on stdout (progress goes to stderr), e.g.
 #   KVER=6.1.0-57-amd64
@@ -13,26 +16,34 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-refresh=0
-case "${1:-}" in
-    --refresh) refresh=1 ;;
-    "") ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) vm_die "unknown argument: $1" ;;
-esac
+refresh=0 arch=amd64
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --refresh) refresh=1 ;;
+        --arch) [ "${2:-}" = arm64 ] || vm_die "--arch takes arm64"; arch=arm64; shift ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        *) vm_die "unknown argument: $1" ;;
+    esac
+    shift
+done
 
 kdir=$VM_CACHE/kernel
+[ $arch = amd64 ] || kdir=$VM_CACHE/kernel-$arch
 mkdir -p "$kdir"
 exec 9>"$kdir/.lock"
 flock 9            # one download at a time when several runs share the cache
 
 print_paths() {
-    local root=$1 vmlinuz kver
+    local root=$1 vmlinuz kver moddir
     vmlinuz=$(ls "$root"/boot/vmlinuz-* 2>/dev/null | head -n1)
     [ -n "$vmlinuz" ] || return 1
     kver=${vmlinuz##*/vmlinuz-}
-    [ -d "$root/lib/modules/$kver/kernel" ] || return 1
-    printf 'KVER=%s\nVMLINUZ=%s\nMODDIR=%s\n' "$kver" "$vmlinuz" "$root/lib/modules/$kver"
+    # Debian 13 keeps the modules under /usr/lib (merged /usr), Debian 12 under /lib.
+    for moddir in "$root/lib/modules/$kver" "$root/usr/lib/modules/$kver" ""; do
+        [ -d "$moddir/kernel" ] && break
+    done
+    [ -n "$moddir" ] || return 1
+    printf 'KVER=%s\nVMLINUZ=%s\nMODDIR=%s\n' "$kver" "$vmlinuz" "$moddir"
 }
 
 if [ $refresh = 0 ] && [ -L "$kdir/current" ] && print_paths "$(readlink -f "$kdir/current")"; then
@@ -41,23 +52,37 @@ fi
 
 start=$(vm_now)
 vm_need_pkgs apt dpkg
-vm_apt_update_once
 tmp=$(mktemp -d "$kdir/download.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 apt_opts=(-q -o APT::Sandbox::User=root)
+if [ $arch = amd64 ]; then
+    vm_apt_update_once
+    apt_get() { apt-get "${apt_opts[@]}" "$@"; }
+    apt_cache() { apt-cache "$@"; }
+else
+    . "$VM_DIR/../../packaging/arm64/lib.sh"
+    eval "$("$VM_DIR/../../packaging/arm64/toolchain.sh")"
+    # The environment's apt downloads into its /tmp; the files are moved here.
+    dl=$TOOLCHAIN/tmp/kernel-download
+    rm -rf "$dl" && mkdir -p "$dl"
+    in_chroot "$TOOLCHAIN" apt-get update -qq >&2
+    apt_get() { in_chroot "$TOOLCHAIN" /bin/sh -c 'cd /tmp/kernel-download && exec apt-get "$@"' apt-get \
+        "${apt_opts[@]}" "$@" && mv "$dl"/*.deb "$tmp/"; }
+    apt_cache() { in_chroot "$TOOLCHAIN" apt-cache "$@"; }
+fi
 
 # The metapackage depends on the versioned image package, e.g. linux-image-6.1.0-57-amd64.
-apt-get "${apt_opts[@]}" download linux-image-amd64 >&2
-meta=$(ls linux-image-amd64_*.deb)
+apt_get download "linux-image-$arch:$arch" >&2
+meta=$(ls linux-image-"$arch"_*.deb)
 pkg=$(dpkg-deb -f "$meta" Depends | tr ',|' '\n\n' | sed -n 's/^ *\(linux-image-[0-9][^ ]*\).*/\1/p' | head -n1)
 [ -n "$pkg" ] || vm_die "cannot tell the kernel package from $meta"
-ver=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
+ver=$(apt_cache show --no-all-versions "$pkg:$arch" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
 dest=$kdir/${pkg}_${ver:-unknown}
 
 if ! print_paths "$dest" >/dev/null; then
     vm_log "downloading $pkg $ver"
-    apt-get "${apt_opts[@]}" download "$pkg" >&2
+    apt_get download "$pkg:$arch" >&2
     rm -rf "$dest.partial"
     dpkg -x "$(ls "${pkg}"_*.deb)" "$dest.partial"
     rm -rf "$dest"

@@ -183,3 +183,22 @@ vm_kiosk_binary() {
     [ -x "$binary" ] || vm_die "no binary at $binary"
     echo "$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
 }
+
+# vm_binfmt_aarch64: lets this machine run arm64 programs, in a chroot too (dpkg's maintainer
+# scripts in an arm64 root), through qemu-user-static and binfmt_misc. The handler is registered
+# with the F flag (the kernel opens the interpreter now, so chroots need no copy of it) and
+# removed again when the calling script exits, unless one was there already.
+VM_BINFMT=/proc/sys/fs/binfmt_misc
+vm_binfmt_aarch64() {
+    local f
+    vm_need_pkgs qemu-user-static
+    [ -e "$VM_BINFMT/register" ] || mount -t binfmt_misc binfmt_misc "$VM_BINFMT" \
+        || vm_die "cannot mount binfmt_misc: arm64 maintainer scripts cannot run here"
+    for f in "$VM_BINFMT"/qemu-aarch64 "$VM_BINFMT"/bubble-kiosk-aarch64; do
+        [ -f "$f" ] && grep -qx enabled "$f" && return 0
+    done
+    # ELF, 64-bit, little-endian, executable or shared object, machine 183 (AArch64).
+    printf '%s' ':bubble-kiosk-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F' \
+        > "$VM_BINFMT/register" || vm_die "cannot register qemu-aarch64-static with binfmt_misc"
+    trap 'echo -1 > "$VM_BINFMT/bubble-kiosk-aarch64" 2>/dev/null || true' EXIT
+}

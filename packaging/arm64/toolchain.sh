@@ -1,0 +1,135 @@
+#!/bin/bash
+# Makes the environment that builds bubble-kiosk for arm64 boards, once, from Debian's archive:
+# a Debian 13 (trixie) amd64 root with Debian's Swift 6.0.3 (`swiftlang`), the arm64 C libraries
+# by multiarch, the arm64 Swift runtime (unpacked from `swiftlang:arm64` and `libswiftlang:arm64`)
+# and a Swift SDK description that ties them together. It is kept in $ARM64_CACHE (default
+# /var/cache/bubble-kiosk-arm64), outside any checkout; the folder's name carries a hash of its
+# inputs (suite, mirror, package lists, this script), so changing one builds a new environment
+# and removes the old one.
+#
+# usage: packaging/arm64/toolchain.sh [--rebuild]
+# Prints TOOLCHAIN=/var/cache/bubble-kiosk-arm64/trixie-<hash> on stdout (progress on stderr), so
+# callers can `eval "$(packaging/arm64/toolchain.sh)"`. Inside it:
+#   /opt/swift-sdks           the SDK bundle: `swift build --swift-sdks-path /opt/swift-sdks
+#                             --swift-sdk aarch64-debian13` (see in-toolchain.sh)
+#   /opt/swift-arm64          the arm64 Swift runtime and modules
+# Needs root (debootstrap, chroot) and about 4.5 GB of disk; about 750 MB are downloaded.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+rebuild=0
+case "${1:-}" in
+    --rebuild) rebuild=1 ;;
+    "") ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) arm64_die "unknown argument: $1" ;;
+esac
+
+SUITE=trixie
+SDK_NAME=aarch64-debian13
+# The compiler and what the build steps run in the root (pkgconf finds the arm64 .pc files,
+# dpkg-shlibdeps computes the arm64 package's Depends with the cross objdump, which also strips).
+HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev binutils-aarch64-linux-gnu file"
+# The arm64 side, by multiarch: the -dev packages of every system-library target the kiosk
+# binary links (not SDL2: the desktop binary is never built for the board), and the C and C++
+# runtime files the linker needs.
+ARM64_PACKAGES="libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libcairo2-dev:arm64 \
+libdrm-dev:arm64 libevdev-dev:arm64 libsystemd-dev:arm64 libsqlite3-dev:arm64 libasound2-dev:arm64 \
+libsndfile1-dev:arm64"
+MIRROR=$(debian_mirror)
+
+key=$(printf '%s\n' "$SUITE" "$MIRROR" "$HOST_PACKAGES" "$ARM64_PACKAGES" "$SDK_NAME" \
+    "$(cat "$here/toolchain.sh" "$here/lib.sh")" | sha256sum | cut -c1-12)
+root=$ARM64_CACHE/$SUITE-$key
+mkdir -p "$ARM64_CACHE"
+exec 9>"$ARM64_CACHE/.lock"
+flock 9            # one build of the environment at a time when several runs share the cache
+
+if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
+    echo "TOOLCHAIN=$root"
+    exit 0
+fi
+
+need_host_packages debootstrap
+start=$(arm64_now)
+rm -rf "$root" "$root.partial"
+arm64_log "debootstrap $SUITE (amd64) from $MIRROR"
+if ! debootstrap --variant=minbase "$SUITE" "$root.partial" "$MIRROR" > "$ARM64_CACHE/debootstrap.log" 2>&1; then
+    tail -n 20 "$ARM64_CACHE/debootstrap.log" >&2
+    arm64_die "debootstrap failed (log: $ARM64_CACHE/debootstrap.log)"
+fi
+arm64_log "debootstrap done after $(arm64_elapsed "$start") s"
+
+# apt inside the root runs as root (no _apt sandbox user: downloads go to folders root owns).
+in_root() { in_chroot "$root.partial" "$@"; }
+echo 'APT::Sandbox::User "root";' > "$root.partial/etc/apt/apt.conf.d/90bubble-kiosk"
+in_root dpkg --add-architecture arm64
+in_root apt-get update -qq >&2
+arm64_log "apt-get install (amd64: $HOST_PACKAGES; arm64: the -dev libraries)"
+# shellcheck disable=SC2086 # the package lists are word lists
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    $HOST_PACKAGES $ARM64_PACKAGES > "$ARM64_CACHE/apt.log" 2>&1 \
+    || { tail -n 30 "$ARM64_CACHE/apt.log" >&2; arm64_die "apt-get install failed (log: $ARM64_CACHE/apt.log)"; }
+arm64_log "packages installed after $(arm64_elapsed "$start") s"
+
+# The arm64 Swift runtime and modules: unpacked, not installed (the arm64 compiler cannot run here).
+dl=$root.partial/tmp/swift-arm64
+mkdir -p "$dl"
+in_root sh -c 'cd /tmp/swift-arm64 && apt-get download -qq swiftlang:arm64 libswiftlang:arm64' >&2
+mkdir -p "$dl/x"
+for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$dl/x"; done
+swiftlib=usr/libexec/swift/lib
+[ -d "$dl/x/$swiftlib/swift_static/linux" ] || arm64_die "no $swiftlib/swift_static/linux in swiftlang:arm64"
+mkdir -p "$root.partial/opt/swift-arm64"
+for part in swift swift_static clang; do
+    [ -e "$dl/x/$swiftlib/$part" ] && mv "$dl/x/$swiftlib/$part" "$root.partial/opt/swift-arm64/"
+done
+rm -rf "$dl"
+
+# The SDK bundle (schema of SwiftPM's `swift sdk` bundles): the target's libraries are where
+# multiarch put them, under /, and the Swift runtime and its static archives come from above.
+bundle=$root.partial/opt/swift-sdks/$SDK_NAME.artifactbundle
+mkdir -p "$bundle/sdk"
+cat > "$bundle/info.json" <<EOF
+{
+  "schemaVersion": "1.0",
+  "artifacts": {
+    "$SDK_NAME": {
+      "type": "swiftSDK",
+      "version": "6.0.3",
+      "variants": [ { "path": "sdk", "supportedTriples": ["x86_64-unknown-linux-gnu", "x86_64-pc-linux-gnu"] } ]
+    }
+  }
+}
+EOF
+cat > "$bundle/sdk/swift-sdk.json" <<EOF
+{
+  "schemaVersion": "4.0",
+  "targetTriples": {
+    "aarch64-unknown-linux-gnu": {
+      "sdkRootPath": "/",
+      "swiftResourcesPath": "/opt/swift-arm64/swift",
+      "swiftStaticResourcesPath": "/opt/swift-arm64/swift_static",
+      "toolsetPaths": ["toolset.json"]
+    }
+  }
+}
+EOF
+cat > "$bundle/sdk/toolset.json" <<EOF
+{
+  "schemaVersion": "1.0",
+  "rootPath": "/usr/libexec/swift/bin",
+  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld", "-no-toolchain-stdlib-rpath"] }
+}
+EOF
+
+# Smaller: no docs, manuals, translations or package caches.
+rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cache/apt/archives/*.deb
+touch "$root.partial/.complete"
+mv "$root.partial" "$root"
+for old in "$ARM64_CACHE"/"$SUITE"-*; do
+    [ -d "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
+done
+arm64_log "arm64 build environment ready in $(arm64_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
+echo "TOOLCHAIN=$root"
