@@ -216,11 +216,11 @@ release-arm64: deps
 
 # build/bubble-kiosk_VERSION-REV_arm64.deb: the same files as `deb` (the sounds are made by
 # this machine's build: they do not depend on the architecture), Depends from Debian 13's
-# arm64 libraries.
+# arm64 libraries, and the units where Debian 13 keeps them (/usr/lib: /lib is only a link there).
 deb-arm64: release-arm64 release | build/
 	rm -rf $(ARM64_STAGE) build/bubble-kiosk_*_arm64.deb
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
-		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip"
+		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system
 	bash packaging/build-deb.sh --arch arm64 $(CURDIR)/$(ARM64_STAGE) $(CURDIR)/build
 
 clean:

@@ -92,11 +92,14 @@ needed_covered() {
 check "every NEEDED library's package is in Depends (dpkg-shlibdeps ran)" needed_covered
 
 # --- contents --------------------------------------------------------------------------------
-cat > "$work/expected" <<'EOF'
+# Units: /lib/systemd/system for Debian 12, /usr/lib/systemd/system for Debian 13 (arm64).
+unitdir=/lib/systemd/system
+[ "$arch" = arm64 ] && unitdir=/usr/lib/systemd/system
+sort > "$work/expected" <<EOF
 /etc/bubble-kiosk/kiosk.conf
-/lib/systemd/system/bubble-kiosk-retry.service
-/lib/systemd/system/bubble-kiosk-retry.timer
-/lib/systemd/system/bubble-kiosk.service
+$unitdir/bubble-kiosk-retry.service
+$unitdir/bubble-kiosk-retry.timer
+$unitdir/bubble-kiosk.service
 /usr/bin/bubble-kiosk
 /usr/lib/sysusers.d/bubble-kiosk.conf
 /usr/share/bubble-kiosk/sounds/high_score.wav
@@ -115,7 +118,7 @@ check "everything is owned by root:root" bash -c "dpkg-deb -c '$deb' | awk '\$2 
 check "the binary is executable and runs" run_binary check-config --example
 check "the config in the package is systemd/kiosk.conf.example" cmp "$repo/systemd/kiosk.conf.example" "$work/root/etc/bubble-kiosk/kiosk.conf"
 for u in bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service; do
-    check "the unit in the package is systemd/$u" cmp "$repo/systemd/$u" "$work/root/lib/systemd/system/$u"
+    check "the unit in the package is systemd/$u" cmp "$repo/systemd/$u" "$work/root$unitdir/$u"
 done
 check "the sysusers file in the package is systemd/bubble-kiosk.sysusers" cmp "$repo/systemd/bubble-kiosk.sysusers" "$work/root/usr/lib/sysusers.d/bubble-kiosk.conf"
 check "conffiles lists /etc/bubble-kiosk/kiosk.conf and nothing else" \
@@ -134,13 +137,13 @@ check "postrm removes the state and the user on purge" \
     bash -c "grep -q 'rm -rf /var/lib/bubble-kiosk' '$work/DEBIAN/postrm' && grep -q 'userdel bubble-kiosk' '$work/DEBIAN/postrm'"
 
 # --- the unit as shipped ------------------------------------------------------------------------
-unit=$work/root/lib/systemd/system/bubble-kiosk.service
+unit=$work/root$unitdir/bubble-kiosk.service
 # verify checks that ExecStart= exists and the Documentation= man page resolves: point both
 # at the unpacked package.
 # The crash-loop retry units go beside it: the kiosk unit names the timer (OnFailure=).
 mkdir -p "$work/verify"
 sed "s|^ExecStart=/usr/bin/|ExecStart=$work/root/usr/bin/|" "$unit" > "$work/verify/bubble-kiosk.service"
-cp "$work/root/lib/systemd/system/bubble-kiosk-retry."* "$work/verify/"
+cp "$work/root$unitdir/bubble-kiosk-retry."* "$work/verify/"
 check "systemd-analyze verify is clean (the kiosk unit and the retry timer and service)" \
     bash -c "cd '$work/verify' && out=\$(MANPATH='$work/root/usr/share/man' systemd-analyze verify bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
 exposure=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for bubble-kiosk.service: \([0-9.]*\).*/\1/p')

@@ -4,11 +4,12 @@
 # of the suite, the mirror and the package list, so changing any of them builds a new root;
 # older roots are removed then.
 #
-# usage: Tests/vm/debian-root.sh [--rebuild] [--with PKG,PKG...] [--arch arm64]
+# usage: Tests/vm/debian-root.sh [--rebuild] [--with PKG,PKG...] [--arch arm64] [--suite trixie]
 #   --with  more packages, such as the kiosk package's Depends (systemd-test.sh passes them), so
 #           the root follows the package when its dependencies change
 #   --arch arm64  a Debian 13 (trixie) arm64 root instead of Debian 12 amd64: its maintainer
 #           scripts run under qemu-user (vm_binfmt_aarch64, for as long as this script runs)
+#   --suite trixie  Debian 13 for amd64 too (the amd64 package built on Debian 12, installed there)
 # Prints ROOT=/var/cache/bubble-kiosk-vm/debian-root/bookworm-<hash> on stdout (progress on
 # stderr), so callers can `eval "$(Tests/vm/debian-root.sh)"`. Treat ROOT as read-only: copy
 # it before installing anything into it.
@@ -17,12 +18,13 @@ set -euo pipefail
 
 rebuild=0
 with=
-arch=amd64
+arch=amd64 suite=
 while [ $# -gt 0 ]; do
     case "$1" in
         --rebuild) rebuild=1 ;;
         --with) [ $# -ge 2 ] || vm_die "--with needs a package list"; with=$2; shift ;;
         --arch) [ "${2:-}" = arm64 ] || vm_die "--arch takes arm64"; arch=arm64; shift ;;
+        --suite) [ "${2:-}" = trixie ] || vm_die "--suite takes trixie"; suite=trixie; shift ;;
         -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
@@ -31,6 +33,7 @@ done
 
 SUITE=bookworm
 [ $arch = amd64 ] || SUITE=trixie
+[ -z "$suite" ] || SUITE=$suite
 # What the boot test needs besides minbase: systemd as PID 1 with udev (it loads bochs-drm for
 # the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
 # libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput.

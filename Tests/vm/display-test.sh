@@ -38,6 +38,8 @@ cat > "$work/scenario.sh" <<'EOF'
 # Runs inside the VM; prints DISPLAY-TEST lines that display-test.sh asserts on.
 VM_TAG=DISPLAY
 . /usr/lib/vm-guest.sh   # say, wait_for, ...: Tests/vm/guest-lib.sh
+# vgem comes in with the initramfs's modules; it stays out until part 7 makes it card0.
+rmmod vgem || say TEST "rmmod vgem failed"
 
 bubble-kiosk devices > /tmp/devices.log 2>&1
 say TEST "devices rc=$?"
@@ -131,7 +133,7 @@ show USERRUN /tmp/user-run.log
 
 # --- 7: a render-only card as card0, as the Raspberry Pi's v3d may be: vgem (a DRM device with
 # no display engine) takes card0 and bochs comes back as card1.
-rmmod vgem && rmmod bochs && insmod /lib/modules/vgem.ko && insmod /lib/modules/bochs.ko
+rmmod bochs && insmod /lib/modules/vgem.ko && insmod /lib/modules/bochs.ko
 say TEST "render-only first rc=$?"
 ls /dev/dri > /tmp/dri.log 2>&1
 show DRI /tmp/dri.log

@@ -155,7 +155,7 @@ check "Type=notify, NotifyAccess=main, WatchdogSec=10s, Restart=always" \
     bash -c '[ "$(systemctl show -P Type '$unit')/$(systemctl show -P NotifyAccess '$unit')/$(systemctl show -P WatchdogUSec '$unit')/$(systemctl show -P Restart '$unit')" = notify/main/10s/always ]' \
     || systemctl show -p Type -p NotifyAccess -p WatchdogUSec -p Restart "$unit" | sed 's/^/       /'
 check "the unit comes from the package and was enabled by its postinst" \
-    bash -c '[ "$(systemctl show -P FragmentPath '$unit')" = /lib/systemd/system/bubble-kiosk.service ] && [ "$(systemctl is-enabled '$unit')" = enabled ]'
+    bash -c 'systemctl show -P FragmentPath '$unit' | grep -qxE "(/usr)?/lib/systemd/system/bubble-kiosk.service" && [ "$(systemctl is-enabled '$unit')" = enabled ]'
 check "systemd-analyze verify is clean on the installed system" \
     bash -c 'out=$(systemd-analyze verify --man=no '$unit' 2>&1); echo "$out"; [ -z "$out" ]'
 exposure=$(systemd-analyze security "$unit" 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
