@@ -10,10 +10,12 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
 # on a loopback port), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
-# mouse driver and screenshot tools its test uses.
+# mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
+# arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot).
 DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 prometheus-node-exporter \
-                systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick
+                systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
+                qemu-user-static qemu-system-arm
 DEPS_STAMP  := build/.deps-installed
 
 # Installing: `make install [PREFIX=/usr/local] [DESTDIR=...]`. The unit goes where systemd
@@ -112,7 +114,7 @@ desktop-test: deps
 	$(SWIFT) build
 	bash Tests/desktop/xvfb-test.sh --bin-dir .build/debug
 
-test: unit-test desktop-test vm-test package-test vm-test-systemd
+test: unit-test desktop-test vm-test package-test vm-test-systemd arm64-test
 
 # On a desktop (DISPLAY or WAYLAND_DISPLAY set): the game in a window, attract mode, played
 # with the mouse. Headless: the kiosk in a virtual framebuffer, attract mode: the screen goes to
@@ -222,6 +224,20 @@ deb-arm64: release-arm64 release | build/
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
 		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system
 	bash packaging/build-deb.sh --arch arm64 $(CURDIR)/$(ARM64_STAGE) $(CURDIR)/build
+
+# The arm64 build and package, and the amd64 package on Debian 13 (each step prints its time):
+# the same answers as this machine's build under qemu-user, the package's checks, a boot of the
+# arm64 package on an emulated arm64 machine (systemd, virtio-gpu, a uinput tap, a reload), and
+# the Debian 12 amd64 package booted in a Debian 13 root.
+arm64-test: deb-arm64 deb
+	@t0=$$(date +%s); eval "$$(bash packaging/arm64/toolchain.sh)" && \
+	bash Tests/arm64/same-answers.sh --arm64 $(ARM64_BIN) --host $(RELEASE_BIN) --sysroot "$$TOOLCHAIN" && \
+	echo "arm64: same-answers took $$(( $$(date +%s) - t0 )) s"
+	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_arm64.deb
+	@t0=$$(date +%s); bash Tests/vm/systemd-test.sh --arch arm64 --deb build/bubble-kiosk_$(VERSION)-*_arm64.deb && \
+	echo "arm64: the boot test took $$(( $$(date +%s) - t0 )) s"
+	@t0=$$(date +%s); bash Tests/vm/systemd-test.sh --suite trixie --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb && \
+	echo "arm64: the amd64 package on Debian 13 took $$(( $$(date +%s) - t0 )) s"
 
 clean:
 	rm -rf .build build

@@ -73,6 +73,16 @@ if [ "$arch" = arm64 ]; then
     check "arm64: Depends asks for glibc 2.38 or newer (Debian 13; bookworm's 2.36 cannot run it)" \
         grep -qF 'libc6 (>= 2.38)' <<< "$depends"
     check "arm64: Depends uses Debian 13's library names (libasound2t64)" depends_on libasound2t64
+    # Pi 5 kernels use 16 KiB pages: a segment aligned to less would not load there.
+    load_aligned_64k() {
+        local align n=0
+        for align in $(readelf -lW "$work/root/usr/bin/bubble-kiosk" | awk '$1 == "LOAD" { print $NF }'); do
+            echo "LOAD aligned to $align"; n=$((n + 1))
+            [ $((align)) -ge 65536 ] || return 1
+        done
+        [ $n -gt 0 ]
+    }
+    check "arm64: every LOAD segment is aligned to 64 KiB (runs on 16K-page kernels)" load_aligned_64k
 fi
 # Every library the binary links must come from a package that Depends names.
 needed_covered() {

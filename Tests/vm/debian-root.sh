@@ -45,8 +45,9 @@ MIRROR=$(debian_mirror)
 
 base=$VM_CACHE/debian-root
 key=$(printf '%s\n' "$SUITE" "$MIRROR" "$PACKAGES" "minbase" "trim-1" | sha256sum | cut -c1-12)
+# bookworm-HASH (the boot test's Debian 12 root), trixie-amd64-HASH, trixie-arm64-HASH.
 name=$SUITE
-[ $arch = amd64 ] || name=$SUITE-$arch
+[ "$SUITE/$arch" = bookworm/amd64 ] || name=$SUITE-$arch
 root=$base/$name-$key
 mkdir -p "$base"
 exec 9>"$base/.lock"

@@ -5,7 +5,7 @@
 # and a Swift SDK description that ties them together. It is kept in $ARM64_CACHE (default
 # /var/cache/bubble-kiosk-arm64), outside any checkout; the folder's name carries a hash of its
 # inputs (suite, mirror, package lists, this script), so changing one builds a new environment
-# and removes the old one.
+# and removes the old one (the shared helpers in lib.sh are not an input).
 #
 # usage: packaging/arm64/toolchain.sh [--rebuild]
 # Prints TOOLCHAIN=/var/cache/bubble-kiosk-arm64/trixie-<hash> on stdout (progress on stderr), so
@@ -30,7 +30,7 @@ SUITE=trixie
 SDK_NAME=aarch64-debian13
 # The compiler and what the build steps run in the root (pkgconf finds the arm64 .pc files,
 # dpkg-shlibdeps computes the arm64 package's Depends with the cross objdump, which also strips).
-HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev binutils-aarch64-linux-gnu file"
+HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev binutils-aarch64-linux-gnu"
 # The arm64 side, by multiarch: the -dev packages of every system-library target the kiosk
 # binary links (not SDL2: the desktop binary is never built for the board), and the C and C++
 # runtime files the linker needs.
@@ -40,7 +40,7 @@ libsndfile1-dev:arm64"
 MIRROR=$(debian_mirror)
 
 key=$(printf '%s\n' "$SUITE" "$MIRROR" "$HOST_PACKAGES" "$ARM64_PACKAGES" "$SDK_NAME" \
-    "$(cat "$here/toolchain.sh" "$here/lib.sh")" | sha256sum | cut -c1-12)
+    "$(cat "$here/toolchain.sh")" | sha256sum | cut -c1-12)
 root=$ARM64_CACHE/$SUITE-$key
 mkdir -p "$ARM64_CACHE"
 exec 9>"$ARM64_CACHE/.lock"
