@@ -40,7 +40,6 @@ SUITE=bookworm
 PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,fonts-dejavu-core,evemu-tools
 [ -n "$with" ] && PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
-. "$VM_DIR/../../packaging/arm64/lib.sh"   # debian_mirror
 MIRROR=$(debian_mirror)
 
 base=$VM_CACHE/debian-root
@@ -62,7 +61,8 @@ vm_need_pkgs debootstrap
 [ $arch = amd64 ] || vm_binfmt_aarch64
 start=$(vm_now)
 vm_log "debootstrap $SUITE $arch from $MIRROR (packages: $PACKAGES)"
-rm -rf "$root" "$root.partial"
+remove_tree "$root"
+remove_tree "$root.partial"
 if ! debootstrap --arch="$arch" --variant=minbase --include="$PACKAGES" "$SUITE" "$root.partial" "$MIRROR" \
         > "$base/debootstrap.log" 2>&1; then
     tail -n 20 "$base/debootstrap.log" >&2
@@ -75,7 +75,7 @@ touch "$root.partial/.complete"
 mv "$root.partial" "$root"
 # Roots for other package lists are never used again.
 for old in "$base/$name"-*; do
-    [ -d "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
+    [ -d "$old" ] && [ "$old" != "$root" ] && remove_tree "$old"
 done
 vm_log "debian root ready in $(vm_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
 echo "ROOT=$root"

@@ -61,7 +61,6 @@ if [ $arch = amd64 ]; then
     apt_get() { apt-get "${apt_opts[@]}" "$@"; }
     apt_cache() { apt-cache "$@"; }
 else
-    . "$VM_DIR/../../packaging/arm64/lib.sh"
     eval "$("$VM_DIR/../../packaging/arm64/toolchain.sh")"
     # The environment's apt downloads into its /tmp; the files are moved here.
     dl=$TOOLCHAIN/tmp/kernel-download

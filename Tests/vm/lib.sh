@@ -3,6 +3,8 @@
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_CACHE=${VM_CACHE:-/var/cache/bubble-kiosk-vm}
+# debian_mirror and in_chroot (a chroot with /proc, /sys and /dev), shared with the arm64 build.
+. "$VM_DIR/../../packaging/arm64/lib.sh"
 
 vm_log() { printf '[vm] %s\n' "$*" >&2; }
 vm_die() { printf '[vm] error: %s\n' "$*" >&2; exit 2; }
@@ -185,9 +187,10 @@ vm_kiosk_binary() {
 }
 
 # vm_binfmt_aarch64: lets this machine run arm64 programs, in a chroot too (dpkg's maintainer
-# scripts in an arm64 root), through qemu-user-static and binfmt_misc. The handler is registered
-# with the F flag (the kernel opens the interpreter now, so chroots need no copy of it) and
-# removed again when the calling script exits, unless one was there already.
+# scripts in an arm64 root), through qemu-user-static and binfmt_misc, as Debian's
+# qemu-user-binfmt package would. The handler is registered with the F flag (the kernel opens the
+# interpreter now, so chroots need no copy of it) and stays until reboot: scripts that run at
+# the same time share it, and none can pull it away from under another.
 VM_BINFMT=/proc/sys/fs/binfmt_misc
 vm_binfmt_aarch64() {
     local f
@@ -200,5 +203,4 @@ vm_binfmt_aarch64() {
     # ELF, 64-bit, little-endian, executable or shared object, machine 183 (AArch64).
     printf '%s' ':bubble-kiosk-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F' \
         > "$VM_BINFMT/register" || vm_die "cannot register qemu-aarch64-static with binfmt_misc"
-    trap 'echo -1 > "$VM_BINFMT/bubble-kiosk-aarch64" 2>/dev/null || true' EXIT
 }

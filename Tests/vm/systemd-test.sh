@@ -66,7 +66,8 @@ if [ $arch = arm64 ]; then
     vm_binfmt_aarch64     # dpkg's maintainer scripts in the arm64 root run under qemu-user
     kernel_args=(--arch arm64)
 fi
-eval "$("$VM_DIR/kernel.sh" "${kernel_args[@]}")"
+paths=$("$VM_DIR/kernel.sh" "${kernel_args[@]}") || vm_die "no kernel"
+eval "$paths"
 t_kernel=$(vm_elapsed "$t0")
 # The package's own Depends go into the root (first of each alternative, versions dropped), so
 # dpkg -i checks them for real and a new dependency never meets a root cached without it.
@@ -75,7 +76,8 @@ depends=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[
 # The Debian 12 package in a Debian 13 root: its bookworm names (libasound2) are only provided
 # there (by libasound2t64), which debootstrap cannot resolve but apt can: apt installs it below.
 [ ${#suite_args[@]} = 0 ] || depends=fonts-dejavu-core
-eval "$("$VM_DIR/debian-root.sh" --with "$depends" "${kernel_args[@]}" "${suite_args[@]}")"
+paths=$("$VM_DIR/debian-root.sh" --with "$depends" "${kernel_args[@]}" "${suite_args[@]}") || vm_die "no Debian root"
+eval "$paths"
 t_debootstrap=$(vm_elapsed "$t0")
 
 # --- the guest's root: a copy of the cached one, with the package installed -----------------
@@ -87,11 +89,11 @@ t_copy=$(vm_elapsed "$t0")
 cp "$deb" "$root/tmp/bubble-kiosk.deb"
 dpkg_rc=0
 if [ ${#suite_args[@]} = 0 ]; then
-    chroot "$root" dpkg -i /tmp/bubble-kiosk.deb > "$work/dpkg.log" 2>&1 || dpkg_rc=$?
+    in_chroot "$root" dpkg -i /tmp/bubble-kiosk.deb > "$work/dpkg.log" 2>&1 || dpkg_rc=$?
 else
     # As a user would: apt fetches what Depends names, through the root's own sources.
     cp /etc/resolv.conf "$root/etc/resolv.conf"
-    { chroot "$root" apt-get update -qq && DEBIAN_FRONTEND=noninteractive chroot "$root" \
+    { in_chroot "$root" apt-get update -qq && DEBIAN_FRONTEND=noninteractive in_chroot "$root" \
         apt-get install -y -q --no-install-recommends /tmp/bubble-kiosk.deb; } > "$work/dpkg.log" 2>&1 || dpkg_rc=$?
     rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*_Packages
 fi
@@ -137,8 +139,9 @@ printf '%s\n' "${autoload[@]}" > "$root/etc/modules-load.d/vm-test.conf"
 install -D -m 755 "$VM_DIR/systemd/check.sh" "$root/usr/local/lib/vm-systemd/check.sh"
 install -m 644 "$VM_DIR/systemd/vm-systemd-check.service" "$root/etc/systemd/system/"
 ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.wants/vm-systemd-check.service"
-# (Made by the package's own binary, in the root: on arm64 it runs under qemu-user.)
-chroot "$root" bubble-kiosk round-recording --seed 1 --size 1280x800 --pop 0 > "$work/start-tap.evemu"
+# (Made by the package's own binary, in the root: on arm64 it runs under qemu-user. It needs
+# /proc: the Swift runtime reads its arguments from /proc/self/cmdline.)
+in_chroot "$root" bubble-kiosk round-recording --seed 1 --size 1280x800 --pop 0 > "$work/start-tap.evemu"
 sed '/^E:/,$d' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/touch.desc"
 grep '^E:' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/tap.events"
 # The operator reset's four corners, the same device (RecordingBuilder's, 1280x800).
@@ -229,11 +232,11 @@ vm_png_copies
 mkdir -p "$root/var/lib/bubble-kiosk"
 echo "a score" > "$root/var/lib/bubble-kiosk/scores"
 echo "# edited" >> "$root/etc/bubble-kiosk/kiosk.conf"
-vm_check "dpkg -r removes the package" chroot "$root" dpkg -r bubble-kiosk
+vm_check "dpkg -r removes the package" in_chroot "$root" dpkg -r bubble-kiosk
 vm_check "after remove: program and unit are gone, the edited config and the state stay" \
     bash -c "[ ! -e '$root/usr/bin/bubble-kiosk' ] && [ ! -e '$root/lib/systemd/system/bubble-kiosk.service' ] &&
              grep -q '# edited' '$root/etc/bubble-kiosk/kiosk.conf' && [ -f '$root/var/lib/bubble-kiosk/scores' ]"
-vm_check "dpkg --purge purges it" chroot "$root" dpkg --purge bubble-kiosk
+vm_check "dpkg --purge purges it" in_chroot "$root" dpkg --purge bubble-kiosk
 vm_check "after purge: no config, no state, no user, no enable link" \
     bash -c "[ ! -e '$root/etc/bubble-kiosk' ] && [ ! -e '$root/var/lib/bubble-kiosk' ] &&
              ! grep -q '^bubble-kiosk:' '$root/etc/passwd' && ! grep -q '^bubble-kiosk:' '$root/etc/group' &&

@@ -50,3 +50,16 @@ in_chroot() {
         if [ -n "$bind" ]; then mkdir -p "$root$bind"; mount --bind "$bind" "$root$bind"; fi
         exec chroot "$root" "$@"' in_chroot "$root" "$bind" "$@"
 }
+
+# remove_tree DIR: removes a root that a killed debootstrap may have left with /proc or /sys
+# mounted inside: unmounts what is mounted below DIR first (deepest first), and never crosses
+# into another file system.
+remove_tree() {
+    local dir=$1 m
+    [ -e "$dir" ] || return 0
+    dir=$(realpath "$dir")
+    for m in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
+        umount -l "$m" || arm64_die "cannot unmount $m (left by an earlier run); remove $dir by hand"
+    done
+    rm -rf --one-file-system "$dir"
+}

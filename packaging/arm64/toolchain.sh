@@ -53,7 +53,8 @@ fi
 
 need_host_packages debootstrap
 start=$(arm64_now)
-rm -rf "$root" "$root.partial"
+remove_tree "$root"
+remove_tree "$root.partial"
 arm64_log "debootstrap $SUITE (amd64) from $MIRROR"
 if ! debootstrap --variant=minbase "$SUITE" "$root.partial" "$MIRROR" > "$ARM64_CACHE/debootstrap.log" 2>&1; then
     tail -n 20 "$ARM64_CACHE/debootstrap.log" >&2
@@ -129,7 +130,7 @@ rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cac
 touch "$root.partial/.complete"
 mv "$root.partial" "$root"
 for old in "$ARM64_CACHE"/"$SUITE"-*; do
-    [ -d "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
+    [ -d "$old" ] && [ "$old" != "$root" ] && remove_tree "$old"
 done
 arm64_log "arm64 build environment ready in $(arm64_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
 echo "TOOLCHAIN=$root"
