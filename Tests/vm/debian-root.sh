@@ -49,8 +49,8 @@ name=$SUITE
 [ "$SUITE/$arch" = bookworm/amd64 ] || name=$SUITE-$arch
 root=$base/$name-$key
 mkdir -p "$base"
-exec 9>"$base/.lock"
-flock 9            # one debootstrap at a time when several runs share the cache
+exec 9>"$base/.lock-$name"
+flock 9            # one debootstrap of each kind at a time when several runs share the cache
 
 if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
     echo "ROOT=$root"
@@ -64,9 +64,9 @@ vm_log "debootstrap $SUITE $arch from $MIRROR (packages: $PACKAGES)"
 remove_tree "$root"
 remove_tree "$root.partial"
 if ! debootstrap --arch="$arch" --variant=minbase --include="$PACKAGES" "$SUITE" "$root.partial" "$MIRROR" \
-        > "$base/debootstrap.log" 2>&1; then
-    tail -n 20 "$base/debootstrap.log" >&2
-    vm_die "debootstrap failed (log: $base/debootstrap.log)"
+        > "$base/debootstrap-$name.log" 2>&1; then
+    tail -n 20 "$base/debootstrap-$name.log" >&2
+    vm_die "debootstrap failed (log: $base/debootstrap-$name.log)"
 fi
 # Smaller copies and initramfs images: no docs, manuals, translations or package caches.
 rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cache/apt/*.bin \

@@ -206,6 +206,10 @@ dev_pid=$!
 for i in $(seq 50); do grep -q '/dev/input/event' /run/touch.dev && break; sleep 0.1; done
 node=$(grep -oE '/dev/input/event[0-9]+' /run/touch.dev | head -n1)
 info "touchscreen ${node:-missing}"
+if [ -z "$node" ]; then
+    info "evemu-device: $(tr '\n' ' ' < /run/touch.dev); $(ls -l /dev/uinput 2>&1); modules: $(lsmod | awk 'NR > 1 { print $1 }' | tr '\n' ' ')"
+    journalctl -b -u systemd-modules-load --no-pager -q | sed 's/^/SYSD-INFO modules-load: /'
+fi
 check "the kiosk uses the new touchscreen (hotplug)" wait_journal input "input: using $node" 10
 evemu-play "$node" < "$files/tap.events"
 # The tap takes over the demo (or presses Start): under emulation the new round's first frame
