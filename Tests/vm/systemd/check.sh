@@ -8,7 +8,8 @@
 #   JOURNAL| ...                the unit's journal at the end
 #   VM-SCREENDUMP NAME          asks the host for a QMP screendump (answered on ttyS1)
 #   VM-TEST-END rc=0            then the machine powers off
-# Files from the host are in /usr/local/lib/vm-systemd/ (touch.desc, tap.events, four-corners.events),
+# Files from the host are in /usr/local/lib/vm-systemd/ (touch.desc, tap.events, four-corners.events,
+# tap-pops where tap.events pops bubbles too),
 # and optionally vm.env, which the arm64 boot sets (its console is ttyAMA0, its screendump
 # answers come on a virtio console, and it runs the sections that matter on a board):
 #   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox restarts)
@@ -219,6 +220,12 @@ sleep 0.5
 screendump after-tap || fail "screendump after-tap"
 info "StatusText after the tap: $(prop StatusText)"
 check "STATUS= says playing after the tap on Start" bash -c 'systemctl show -P StatusText '$unit' | grep -q playing'
+# tap-pops: the recording also pops that many bubbles of the round the kiosk plays (--seed 1).
+if [ -f "$files/tap-pops" ]; then
+    for i in $(seq 100); do prop StatusText | grep -qE 'score [1-9]' && break; sleep 0.2; done
+    check "the tap on a bubble popped it (STATUS= shows a score above 0)" \
+        bash -c 'systemctl show -P StatusText '$unit' | grep -qE "score [1-9]"'
+fi
 pid=$(main_pid)
 mark reload
 check "systemctl reload succeeds" systemctl reload "$unit"
