@@ -49,7 +49,7 @@ ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 ARM64_STAGE   := build/deb-arm64/root
 
 .PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-sound vm-test-systemd package-test run bench \
-        sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test
+        sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
 
@@ -114,7 +114,13 @@ desktop-test: deps
 	$(SWIFT) build
 	bash Tests/desktop/xvfb-test.sh --bin-dir .build/debug
 
-test: unit-test desktop-test vm-test package-test vm-test-systemd arm64-test
+test: arm64-prepare unit-test desktop-test vm-test package-test vm-test-systemd arm64-test
+
+# The arm64 tests' caches (build environment, kernel, Debian 13 roots), made in the background
+# while the other tests run (Tests/arm64/prepare.sh says why); arm64-test prints its log.
+arm64-prepare: deps | build/
+	@echo "arm64: making the arm64 tests' caches in the background (log: build/arm64-prepare.log)"
+	@bash Tests/arm64/prepare.sh < /dev/null > build/arm64-prepare.log 2>&1 &
 
 # On a desktop (DISPLAY or WAYLAND_DISPLAY set): the game in a window, attract mode, played
 # with the mouse. Headless: the kiosk in a virtual framebuffer, attract mode: the screen goes to
@@ -238,6 +244,7 @@ arm64-test: deb-arm64 deb
 	echo "arm64: the boot test took $$(( $$(date +%s) - t0 )) s"
 	@t0=$$(date +%s); bash Tests/vm/systemd-test.sh --suite trixie --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb && \
 	echo "arm64: the amd64 package on Debian 13 took $$(( $$(date +%s) - t0 )) s"
+	@if [ -f build/arm64-prepare.log ]; then cat build/arm64-prepare.log; fi
 
 clean:
 	rm -rf .build build

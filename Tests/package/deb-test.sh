@@ -28,7 +28,8 @@ arch=$(dpkg --print-architecture)
 run_binary() { "$work/root/usr/bin/bubble-kiosk" "$@"; }
 # lib_file LIB: where the library the binary names is; lib_package FILE: its package.
 lib_file() { ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }'; }
-lib_package() { dpkg -S "$1" 2>/dev/null; }
+# (dpkg knows a library by its real path: /lib is a link into /usr/lib on merged-/usr systems.)
+lib_package() { dpkg -S "$(readlink -f "$1")" 2>/dev/null || dpkg -S "$1" 2>/dev/null; }
 if [ "$(field Architecture)" = arm64 ] && [ "$arch" != arm64 ]; then
     arch=arm64
     . "$repo/packaging/arm64/lib.sh"
@@ -37,7 +38,7 @@ if [ "$(field Architecture)" = arm64 ] && [ "$arch" != arm64 ]; then
     run_binary() { qemu-aarch64-static -L "$TOOLCHAIN" "$work/root/usr/bin/bubble-kiosk" "$@"; }
     lib_file() { local d; for d in /usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu; do
         [ -e "$TOOLCHAIN$d/$1" ] && { echo "$d/$1"; return; }; done; }
-    lib_package() { in_chroot "$TOOLCHAIN" dpkg -S "$1" 2>/dev/null; }
+    lib_package() { in_chroot "$TOOLCHAIN" /bin/sh -c 'dpkg -S "$(readlink -f "$1")" || dpkg -S "$1"' sh "$1" 2>/dev/null; }
 fi
 dpkg-deb -x "$deb" "$work/root"
 dpkg-deb -e "$deb" "$work/DEBIAN"
