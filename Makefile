@@ -247,4 +247,4 @@ arm64-test: deb-arm64 deb
 	@if [ -f build/arm64-prepare.log ]; then cat build/arm64-prepare.log; fi
 
 clean:
-	rm -rf .build build
+	rm -rf .build $(ARM64_SCRATCH) build

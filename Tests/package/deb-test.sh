@@ -73,6 +73,9 @@ check "Depends names no SDL, X server, Wayland or Swift runtime package" \
 if [ "$arch" = arm64 ]; then
     check "arm64: Depends asks for glibc 2.38 or newer (Debian 13; bookworm's 2.36 cannot run it)" \
         grep -qF 'libc6 (>= 2.38)' <<< "$depends"
+    # ... because the binary really uses glibc 2.38 symbols (from Debian 13's Swift runtime).
+    check "arm64: the binary needs GLIBC_2.38 symbols, which is why" \
+        grep -qF GLIBC_2.38 <<< "$(readelf -V "$work/root/usr/bin/bubble-kiosk")"
     check "arm64: Depends uses Debian 13's library names (libasound2t64)" depends_on libasound2t64
     # Pi 5 kernels use 16 KiB pages: a segment aligned to less would not load there.
     load_aligned_64k() {
