@@ -3,11 +3,15 @@
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_CACHE=${VM_CACHE:-/var/cache/bubble-kiosk-vm}
-# debian_mirror and in_chroot (a chroot with /proc, /sys and /dev), shared with the arm64 build.
+# Logging, timing, package installs, debian_mirror and in_chroot (a chroot with /proc, /sys and
+# /dev): shared with the arm64 build, under the names the VM scripts use.
+LOG_TAG=vm
 . "$VM_DIR/../../packaging/arm64/lib.sh"
-
-vm_log() { printf '[vm] %s\n' "$*" >&2; }
-vm_die() { printf '[vm] error: %s\n' "$*" >&2; exit 2; }
+vm_log() { arm64_log "$@"; }
+vm_die() { arm64_die "$@"; }
+vm_now() { arm64_now; }          # seconds since the epoch with milliseconds
+vm_elapsed() { arm64_elapsed "$1"; }
+vm_need_pkgs() { need_host_packages "$@"; }   # installs the Debian packages not installed yet
 
 # Runs `apt-get update` at most once per test run (the flag is exported so
 # that the scripts a run starts share it).
@@ -17,25 +21,6 @@ vm_apt_update_once() {
     apt-get update -qq >&2 || vm_die "apt-get update failed"
     export VM_APT_UPDATED=1
 }
-
-# vm_need_pkgs PKG... : installs the Debian packages that are not installed yet.
-vm_need_pkgs() {
-    local missing=() p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-            || missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    [ "$(id -u)" = 0 ] || vm_die "missing packages (${missing[*]}) and not root to install them"
-    vm_apt_update_once
-    vm_log "apt-get install -y ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
-        || vm_die "apt-get install ${missing[*]} failed"
-}
-
-# Seconds since the epoch with milliseconds, for timing messages.
-vm_now() { date +%s.%N | cut -c1-14; }
-vm_elapsed() { awk -v a="$1" -v b="$(vm_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # vm_workdir DIR NAME: DIR, or a new /tmp/vm-NAME.* folder when DIR is empty; made if missing.
 # Prints the absolute path (generated files are handed to tools that run elsewhere).

@@ -45,9 +45,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 work=$(vm_workdir "$work" systemd-$arch)
-name=vm-test-systemd
-[ $arch = amd64 ] || name=vm-test-$arch
-[ ${#suite_args[@]} = 0 ] || name=vm-test-trixie-amd64
+# debian13: the arm64 boot or the trixie amd64 one; they run the cut of checks and pop a bubble.
+name=vm-test-systemd debian13=0
+[ $arch = amd64 ] || name=vm-test-$arch debian13=1
+[ ${#suite_args[@]} = 0 ] || name=vm-test-trixie-amd64 debian13=1
 repo=$(cd "$VM_DIR/../.." && pwd)
 t0=$(vm_now)
 
@@ -146,7 +147,7 @@ ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.w
 # The Debian 13 boots (arm64, trixie amd64) also pop a bubble: the kiosk runs with --seed 1, no
 # demo and 4 px/mm, so the recording made for that round here pops one of its bubbles there.
 pops=0
-if [ $arch = arm64 ] || [ ${#suite_args[@]} != 0 ]; then
+if [ $debian13 = 1 ]; then
     pops=1
     mkdir -p "$root/etc/systemd/system/bubble-kiosk.service.d"
     printf '[Service]\nExecStart=\nExecStart=/usr/bin/bubble-kiosk run --seed 1\n' \
@@ -163,16 +164,15 @@ grep '^E:' "$VM_DIR/../KioskCoreTests/Fixtures/operator-four-corners.evemu" > "$
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@$console.service"
 # The other roots run the checks that tell the package works there (boot, the process, a tap,
 # a reload, the stop); the full set runs on the Debian 12 amd64 root.
+[ $debian13 = 0 ] || echo 'VM_CHECKS=none' > "$root/usr/local/lib/vm-systemd/vm.env"
 if [ $arch = arm64 ]; then
     # One serial port on -M virt: screendump answers come on a virtio console (hvc0), where
     # systemd's getty generator would start a login prompt that eats them.
     ln -sf /dev/null "$root/etc/systemd/system/serial-getty@hvc0.service"
-    printf 'VM_CONSOLE=/dev/%s\nVM_ACK=/dev/hvc0\nVM_CHECKS=none\n' "$console" > "$root/usr/local/lib/vm-systemd/vm.env"
+    printf 'VM_CONSOLE=/dev/%s\nVM_ACK=/dev/hvc0\n' "$console" >> "$root/usr/local/lib/vm-systemd/vm.env"
     mkdir -p "$root/etc/systemd/system/vm-systemd-check.service.d"
     printf '[Service]\nTTYPath=/dev/%s\n' "$console" > "$root/etc/systemd/system/vm-systemd-check.service.d/console.conf"
     machine=(--arch aarch64 --mem 2048 --kernel "$VMLINUZ")
-elif [ ${#suite_args[@]} != 0 ]; then
-    echo 'VM_CHECKS=none' > "$root/usr/local/lib/vm-systemd/vm.env"
 fi
 echo bubble-kiosk-vm > "$root/etc/hostname"
 if [ ${#dropins[@]} -gt 0 ]; then
@@ -246,7 +246,7 @@ vm_check "after the tap on Start: the playing screen (HUD band along the top)" \
 vm_check_show "the tap changed the screen (touch input reached the kiosk)" differ_picture boot after-tap 0.97
 vm_check "after the reload: still the playing screen" vm_dump after-reload --expect graphics --region 0,0,100%,6=$hud@0.9
 vm_check_show "after the reload: the same round (the picture barely changed)" same_picture after-tap after-reload 0.97
-[ -f "$root/usr/local/lib/vm-systemd/vm.env" ] || vm_check "after kill -SEGV: the game is back on screen" vm_dump after-segv --expect graphics
+[ $debian13 = 1 ] || vm_check "after kill -SEGV: the game is back on screen" vm_dump after-segv --expect graphics
 vm_check "after systemctl stop: the text console is back (fbcon draws on tty1 again)" vm_dump after-stop --expect console
 vm_png_copies
 

@@ -3,8 +3,10 @@
 
 ARM64_CACHE=${ARM64_CACHE:-/var/cache/bubble-kiosk-arm64}
 
-arm64_log() { printf '[arm64] %s\n' "$*" >&2; }
-arm64_die() { printf '[arm64] error: %s\n' "$*" >&2; exit 2; }
+# The tag before every message: the VM tests' lib.sh, which shares these helpers, sets "vm".
+LOG_TAG=${LOG_TAG:-arm64}
+arm64_log() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2; }
+arm64_die() { printf '[%s] error: %s\n' "$LOG_TAG" "$*" >&2; exit 2; }
 arm64_now() { date +%s.%N | cut -c1-14; }
 arm64_elapsed() { awk -v a="$1" -v b="$(arm64_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
