@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "CLinux"),
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "KioskRuntime", "CSQLite"]),
+        .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CSystemd", "CALSA", "CSndfile"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.

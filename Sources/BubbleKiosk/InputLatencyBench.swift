@@ -21,7 +21,7 @@ enum InputLatencyBench {
         let loop = try EventLoop()
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    loadConfig: { ConfigResult(settings: settings) })
-        runtime.log = { _, _ in }
+        runtime.logger = { _, _ in }
         try runtime.start()
         // Tap Start, so the samples are taken mid-round.
         let start = runtime.session.game.button.center

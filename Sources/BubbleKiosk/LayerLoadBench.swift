@@ -66,15 +66,17 @@ enum LayerLoadBench {
         options.seed = seed
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    loadConfig: { ConfigResult(settings: settings) })
-        runtime.log = { _, _ in }
+        runtime.logger = { _, _ in }
         var pops = 0
         runtime.observe { event, _ in
             if case .game(.popped) = event { pops += 1 }
         }
-        let attached = layers ? RunCommand.attachLayers(to: runtime, settings: settings, scoreDirectory: scratch,
-                                                              soundsAtOnce: true) : nil
+        let attached = layers ? RunCommand.operatorLayers(scoreDirectory: scratch, soundsAtOnce: true) : []
+        runtime.attach(attached)
+        let sounds = attached.lazy.compactMap { $0 as? SoundLayer }.first?.player
+        let hooks = attached.lazy.compactMap { $0 as? HookLayer }.first?.runner
         // The sound thread opens its device first (virtual time races through the round).
-        for _ in 0..<200 where (attached?.sounds).map({ $0.stats.configured == 0 }) ?? false { usleep(10_000) }
+        for _ in 0..<200 where sounds.map({ $0.stats.configured == 0 }) ?? false { usleep(10_000) }
         // The recording to its end (a virtual minute at most), then the round-over screen.
         try runtime.start()
         let limit = clock.now.adding(milliseconds: 60_000)
@@ -84,7 +86,7 @@ enum LayerLoadBench {
         loop.run(until: clock.now.adding(milliseconds: 2000), advancing: clock)
         runtime.finish()
         // After the exit path stopped the sound thread: its count is final.
-        let soundsStarted = attached?.sounds?.stats.starts.count ?? 0
-        return (runtime.frameTimes, pops, attached?.hooks?.started ?? 0, soundsStarted)
+        let soundsStarted = sounds?.stats.starts.count ?? 0
+        return (runtime.frameTimes, pops, hooks?.started ?? 0, soundsStarted)
     }
 }

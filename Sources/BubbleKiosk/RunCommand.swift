@@ -112,53 +112,19 @@ struct RunCommand: KioskCommand {
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
-        attachLayers(to: runtime, settings: settings,
-                     scoreDirectory: StateDirectory.resolveForStore(flag: args.value("state-dir")))
+        runtime.attach(operatorLayers(scoreDirectory: StateDirectory.resolveForStore(flag: args.value("state-dir"))))
         Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
     }
 
-    /// The layers operators configure, each fed by the runtime's events and none of them on
-    /// the frame path: sounds, fleet metrics, hooks, scores. `bench` loads a kiosk with them too.
-    /// The layers `attachLayers` started, for the bench to report on.
-    final class OperatorLayers {
-        var sounds: SoundPlayer?
-        var hooks: HookRunner?
-    }
-
-    /// - Parameter soundsAtOnce: start the sound thread now rather than after the first frame
-    ///   (the bench, which needs it ready before its round).
-    @discardableResult
-    static func attachLayers(to runtime: KioskRuntime, settings: Settings, scoreDirectory: String,
-                             soundsAtOnce: Bool = false) -> OperatorLayers {
-        let layers = OperatorLayers()
-        // Sounds: their own thread and ALSA stream; the loop only posts to its mailbox. The thread
-        // starts after the first frame: decoding (or making the default sounds) takes CPU that a
-        // one-core board needs for its first picture.
-        if soundsAtOnce { layers.sounds = SoundPlayer.start(settings: settings.sounds) }
-        var soundCues = SoundCues()
-        runtime.observe { [unowned runtime] event, _ in
-            if case .firstFrame = event, layers.sounds == nil {
-                layers.sounds = SoundPlayer.start(settings: runtime.settings.sounds)
-            }
-            if let effect = soundCues.effect(for: event, round: runtime.session.game.round) { layers.sounds?.play(effect) }
-        }
-        runtime.observeReload { layers.sounds?.reload($0.sounds) }
-        runtime.observeExit { layers.sounds?.stop() }
-        // Fleet metrics for node_exporter's textfile collector ([metrics] textfile; off by default).
-        _ = MetricsExporter(runtime: runtime)
-        // [hooks]: programs run for the kiosk's events (the runtime keeps the runner; keep the
-        // result to fire high_score and reset on it).
-        let hooks = HookRunner.attach(to: runtime)
-        layers.hooks = hooks
-        // High scores and play statistics: scores.db in the state directory, on a writer thread;
-        // a new high score fires the high_score hook and plays its sound.
-        ScoreKeeper.attach(to: runtime, directory: scoreDirectory)?
-            .onHighScore = {
-                hooks.fire(.highScore, fields: $0.hookFields)
-                layers.sounds?.play(.highScore)
-            }
-        return layers
+    /// The layers operators configure, each fed by the runtime's events and none of them on the
+    /// frame path, in the order they hear them: sounds, fleet metrics (`[metrics] textfile`),
+    /// `[hooks]`, and high scores and play statistics (scores.db in the state directory, on a
+    /// writer thread). `bench` loads a kiosk with the same list.
+    /// - Parameter soundsAtOnce: start the sound thread when attached rather than after the first
+    ///   frame (the bench, which needs it ready before its round).
+    static func operatorLayers(scoreDirectory: String, soundsAtOnce: Bool = false) -> [KioskLayer] {
+        [SoundLayer(startAtOnce: soundsAtOnce), MetricsExporter(), HookLayer(), ScoreKeeper(directory: scoreDirectory)]
     }
 
     /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is

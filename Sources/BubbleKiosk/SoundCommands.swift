@@ -32,7 +32,7 @@ struct GenerateSoundsCommand: KioskCommand {
 
 /// The sounds `play --audio-out` mixes: what a live kiosk with these settings would play.
 struct AudioOut {
-    var cues = SoundCues()
+    var facts = EventFactsTracker()
     var timeline: AudioTimeline
     var clips: [SoundEffect: SoundClip] = [:]
     let origin: TimeStamp
@@ -50,8 +50,14 @@ struct AudioOut {
 
     /// Places the sounds of `events`, which happened at `time` in `round`.
     mutating func add(_ events: [GameEvent], at time: TimeStamp, round: Round) {
+        if facts.roundsStarted == 0 {
+            // `play` hands in one person's round, already started: the facts begin with its start.
+            _ = facts.facts(for: .game(.roundStarted(demo: false)), screen: .playing(demo: false), round: round, at: time)
+        }
         for e in events {
-            guard let effect = cues.effect(for: .game(e), round: round), let clip = clips[effect] else { continue }
+            let event = KioskEvent.game(e)
+            let told = facts.facts(for: event, screen: .playing(demo: false), round: round, at: time)
+            guard let effect = SoundCues.effect(for: event, told), let clip = clips[effect] else { continue }
             // A timed round ends when its countdown does, which the next gesture only reveals.
             var at = time
             if case .roundOver = e, let end = round.endTime { at = min(time, end) }

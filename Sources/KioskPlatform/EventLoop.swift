@@ -107,6 +107,12 @@ public final class EventLoop {
         return TimerID(index: timers.count - 1)
     }
 
+    /// Sets what `timer` does when due: owners make their timers in `init` (a `let`, never
+    /// optional) and say what they do once `self` is whole.
+    public func onFire(_ timer: TimerID, _ fire: @escaping (TimeStamp) -> Void) {
+        timers[timer.index].fire = fire
+    }
+
     /// A timer that fires every `periodMS` milliseconds from `first` on. A late wake-up fires it
     /// once and keeps the rhythm (no burst of catch-up calls).
     @discardableResult

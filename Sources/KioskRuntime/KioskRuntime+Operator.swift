@@ -21,13 +21,12 @@ extension KioskRuntime {
         operatorState.timer = loop.addTimer("operator") { [unowned self] now in
             screenOperator(operatorState.input.advance(to: now), at: now)
         }
-        observe { [unowned self] event, _ in
+        attach(ClosureLayer(event: { [unowned self] event, _ in
             if case .game(.roundStarted(demo: false)) = event { operatorState.rounds += 1 }
-        }
-        observeReload { [unowned self] settings in
+        }, reload: { [unowned self] settings in
             operatorState.input.configure(settings, pxPerMM: session.game.field.pxPerMM)
             armOperator()
-        }
+        }))
     }
 
     /// A real device's frame through the stuck-touch filter and the operator gestures; returns

@@ -38,7 +38,7 @@ extension KioskRuntime {
         session.reload(settings)
         touchTransform = Self.touchTransform(display, settings)
         log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
-        for observer in reloadObservers { observer(settings) }
+        reloadLayers(settings)
     }
 
     /// Where SIGUSR1 writes its screenshot.

@@ -68,14 +68,13 @@ extension KioskRuntime {
     /// The operator gestures open and close the screen; stuck contacts are marked on it; a
     /// reload's `[gestures]` and calibration reach it. Called by `start`, after the operator input.
     func followOperatorGestures() {
-        observeReload { [unowned self] settings in touchTest.model?.configure(settings.gestures, transform: touchTransform) }
-        observe { [unowned self] event, time in
+        attach(ClosureLayer(event: { [unowned self] event, facts in
             switch event {
-            case .operatorGesture(let g) where g.action == .touchTest: toggleTouchTest(at: time)
+            case .operatorGesture(let g) where g.action == .touchTest: toggleTouchTest(at: facts.time)
             case .stuckTouch(let t): markTouchTestStuck(device: t.contact.device, trackingID: t.contact.trackingID)
             default: break
             }
-        }
+        }, reload: { [unowned self] settings in touchTest.model?.configure(settings.gestures, transform: touchTransform) }))
     }
 
     /// Called in `deliver` with the frame before the operator input (stuck contacts still in

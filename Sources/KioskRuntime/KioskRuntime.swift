@@ -4,14 +4,14 @@ import KioskPlatform
 import KioskRender
 
 /// The running kiosk: one event loop driving input, the session, the renderer and a display,
-/// with the game's events fanned out to observers. The executable builds the backends and hands
+/// with the game's events fanned out to its layers (`KioskLayer`). The executable builds the backends and hands
 /// them in; tests hand in a virtual clock, a virtual display and a replay.
 ///
 /// Everything happens on the loop's thread. Named timers wake the loop for what is due (the
 /// session, the next animation frame, a replay's next event, screenshots, status lines, the
 /// end of `--duration`, the display's retry); each iteration then does the frame's work in
 /// `update`.
-public final class KioskRuntime {
+public final class KioskRuntime: LayerHost {
     /// What the command line asked for.
     public struct Options {
         /// A PNG of the screen on exit.
@@ -53,12 +53,14 @@ public final class KioskRuntime {
     /// Reads the configuration again for SIGHUP (the same files as at start).
     let loadConfig: () -> ConfigResult
     /// Where log lines go (standard error, with journal levels, unless a test listens).
-    public var log: (Console.Level, String) -> Void = { Console.log($0, $1) }
+    public var logger: (Console.Level, String) -> Void = { Console.log($0, $1) }
     /// Where status and stats lines go (standard output unless a test listens).
     public var output: (String) -> Void = { Console.line($0) }
-    private var observers: [(KioskEvent, TimeStamp) -> Void] = []
-    var reloadObservers: [(Settings) -> Void] = []
-    var exitObservers: [() -> Void] = []
+    /// The layers, in the order attached; `stopped` once their `stop` was called.
+    private var layers: [KioskLayer] = []
+    private var layersStopped = false
+    /// Each event's facts: round numbers, and the round an ending event is about.
+    private var facts = EventFactsTracker()
     let console: ConsoleOwner?
     /// The service manager (systemd), told when the kiosk is ready, what it does, and that the
     /// loop is alive.
@@ -134,10 +136,6 @@ public final class KioskRuntime {
         operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size))
         builder = SceneBuilder(field: field, seed: options.seed)
         lastScreen = session.game.screen
-        // The scene's effects are the first observer: sparks start with the pop that caused them.
-        observe { [unowned self] event, time in
-            if case .game(let e) = event { builder.note([e], round: session.game.round, at: time) }
-        }
     }
 
     /// The display's density: `[display] px_per_mm`, else what the display reports, else 4.
@@ -150,23 +148,24 @@ public final class KioskRuntime {
         TouchTransform(native: display.nativeSize, rotation: display.rotation, calibration: settings.input.calibration)
     }
 
-    /// Adds an observer of the kiosk's events. Observers are called in the order they were
-    /// added, on the loop's thread, and must return quickly (see `KioskEvent`).
+    /// Attaches `layer`: it makes its timers and descriptors now, and hears every event, reload
+    /// and the exit from now on, after the layers attached before it. Attach before `run`.
+    public func attach(_ layer: KioskLayer) {
+        layers.append(layer)
+        layer.attach(to: self)
+    }
+
+    /// Attaches each of `layers`, in order.
+    public func attach(_ layers: [KioskLayer]) {
+        for layer in layers { attach(layer) }
+    }
+
+    /// Listens to the kiosk's events with a closure (a `ClosureLayer`): tests and benchmarks.
     public func observe(_ observer: @escaping (KioskEvent, TimeStamp) -> Void) {
-        observers.append(observer)
+        attach(ClosureLayer(event: { event, facts in observer(event, facts.time) }))
     }
 
-    /// Adds a layer that follows reloads: called with the settings in force after each
-    /// successful SIGHUP reload (sounds, hooks, metrics re-read their sections).
-    public func observeReload(_ observer: @escaping (Settings) -> Void) {
-        reloadObservers.append(observer)
-    }
-
-    /// Adds a layer to tell when the kiosk stops, before the display is given back (flush a
-    /// queue, join a worker thread). Called once, in the order added.
-    public func observeExit(_ observer: @escaping () -> Void) {
-        exitObservers.append(observer)
-    }
+    public func log(_ level: Console.Level, _ message: String) { logger(level, message) }
 
     /// Runs until a stop signal or `--duration`; returns the exit code.
     public func run() throws -> Int32 {
@@ -278,7 +277,15 @@ public final class KioskRuntime {
     }
 
     func notify(_ event: KioskEvent, at time: TimeStamp) {
-        for observer in observers { observer(event, time) }
+        let facts = facts.facts(for: event, game: session.game, at: time)
+        // The scene's effects first: sparks start with the pop that caused them.
+        if case .game(let e) = event { builder.note([e], round: session.game.round, at: time) }
+        for layer in layers { layer.handle(event, facts) }
+    }
+
+    /// Tells the layers of a reload.
+    func reloadLayers(_ settings: Settings) {
+        for layer in layers { layer.reload(settings) }
     }
 
     // MARK: the frame's work
@@ -347,9 +354,10 @@ public final class KioskRuntime {
 
     /// The exit path: the last screenshot, the display and the console given back, stats.
     public func finish() {
-        let stopping = exitObservers
-        exitObservers = []
-        for observer in stopping { observer() }
+        if !layersStopped {
+            layersStopped = true
+            for layer in layers { layer.stop() }
+        }
         if let path = options.screenshotPath { writeScreenshot(path) }
         display.restore()
         console?.restore()

@@ -1,96 +1,63 @@
 import KioskCore
 import KioskPlatform
-import KioskRuntime
 
-/// The runtime's score layer: turns the game's events into one `RoundRecord` per round played,
-/// hands them to the writer thread, and shows the store's answers (high-score lists, the rank
-/// of a new high score) on the start and round-over screens. Everything here runs on the loop's
-/// thread and only posts to the writer, so a slow disk never delays a frame.
-public final class ScoreKeeper {
-    let runtime: KioskRuntime
-    public let writer: ScoreWriter
-    private let wallClock: () -> Int64
+/// The score layer: turns the game's events into one `RoundRecord` per round played, hands them
+/// to the writer thread, and shows the store's answers (high-score lists, the rank of a new high
+/// score) on the start and round-over screens; a new high score is announced to the other layers
+/// as `KioskEvent.highScore`. Everything here runs on the loop's thread and only posts to the
+/// writer, so a slow disk never delays a frame.
+public final class ScoreKeeper: KioskLayer {
+    private let directory: String
+    private let wallClock: @Sendable () -> Int64
+    private weak var host: LayerHost?
+    /// The writer thread; nil before `attach`, or when it could not start (the game goes on
+    /// without saving).
+    public private(set) var writer: ScoreWriter?
+    private var recorder: TouchRecorder?
 
-    /// The round in play.
-    private struct Current {
-        var startedMS: Int64
-        var start: TimeStamp
-        var mode: Round.Mode
-        var demo: Bool
-        var score = 0
-        var popped = 0
-    }
-    private var current: Current?
+    /// The round in play as last told, and the wall clock when it started.
+    private var open: (round: RoundFacts, startedMS: Int64)?
     private var board = ScoreBoard()
+    private var scoring = ScoringSettings()
     /// Rounds recorded whose commit was reported.
     public private(set) var recorded: [Int64] = []
 
-    /// A round that made the high-score table, as the store reported it.
-    public struct HighScore: Equatable, Sendable {
-        public var mode: Round.Mode
-        public var score: Int
-        /// 1 the best.
-        public var rank: Int
-        public var roundID: Int64
-
-        /// The `high_score` hook's data: `BUBBLE_MODE`, `BUBBLE_SCORE`, `BUBBLE_RANK`, `BUBBLE_ROUND_ID`.
-        public var hookFields: [(String, JSON)] {
-            [("mode", .string(mode.rawValue)), ("score", .int(score)), ("rank", .int(rank)), ("round_id", .int(Int(roundID)))]
-        }
+    /// Keeps scores in `directory`'s `scores.db`; the writer thread starts when attached (after
+    /// the event loop exists: the thread inherits its signal mask).
+    public init(directory: String, wallClock: @escaping @Sendable () -> Int64 = wallClockMS) {
+        self.directory = directory
+        self.wallClock = wallClock
     }
 
-    /// Called on the loop's thread for each new high score, once its commit returned (the
-    /// `high_score` hook).
-    public var onHighScore: ((HighScore) -> Void)?
-
-    /// Starts the writer thread on `directory`'s `scores.db` and follows `runtime`'s events.
-    /// Start it after the event loop exists (the thread inherits its signal mask). When the
-    /// thread cannot start, says so once and returns nil: the game goes on without saving.
-    @discardableResult
-    public static func attach(to runtime: KioskRuntime, directory: String,
-                              wallClock: @escaping @Sendable () -> Int64 = wallClockMS) -> ScoreKeeper? {
+    public func attach(to host: LayerHost) {
+        self.host = host
+        scoring = host.settings.scoring
         let writer: ScoreWriter
         do {
             writer = try ScoreWriter(directory: directory, wallClock: wallClock)
         } catch {
-            runtime.log(.error, "scores: cannot start the score writer (\(error)); the game goes on without saving")
-            return nil
+            host.log(.error, "scores: cannot start the score writer (\(error)); the game goes on without saving")
+            return
         }
-        let keeper = ScoreKeeper(runtime: runtime, writer: writer, wallClock: wallClock)
-        keeper.writer.results.attach(to: runtime.loop, name: "score results") { [unowned keeper] in keeper.handle($0) }
-        runtime.observe { [unowned keeper] event, time in keeper.follow(event, at: time) }
-        // The touch heatmap's batches go through the same writer; its last batch before the stop.
-        TouchRecorder.attach(to: runtime, writer: writer, wallClock: wallClock)
-        runtime.observeExit { [keeper] in keeper.stop() }
-        return keeper
-    }
-
-    private init(runtime: KioskRuntime, writer: ScoreWriter, wallClock: @escaping () -> Int64) {
-        self.runtime = runtime
         self.writer = writer
-        self.wallClock = wallClock
+        writer.results.attach(to: host.loop, name: "score results") { [unowned self] in handle($0) }
+        // The touch heatmap's batches go through the same writer.
+        recorder = TouchRecorder(host: host, writer: writer, wallClock: wallClock)
     }
 
-    private var scoring: ScoringSettings { runtime.session.game.settings.scoring }
-
-    func follow(_ event: KioskEvent, at time: TimeStamp) {
+    public func handle(_ event: KioskEvent, _ facts: EventFacts) {
+        guard let writer else { return }
+        recorder?.follow(event, at: facts.time)
+        if let round = facts.round, round.id == open?.round.id { open?.round = round }
         switch event {
-        case .game(.roundStarted(let demo)):
+        case .game(.roundStarted):
             // A person taking over from the demo ends the demo round.
-            close(as: nil, at: time)
-            if let round = runtime.session.game.round {
-                current = Current(startedMS: wallClock(), start: round.startTime, mode: round.mode, demo: demo)
-            }
-        case .game(.popped):
-            current?.popped += 1
-            snapshotScore()
-        case .game(.roundOver(let score)):
-            current?.score = score
-            close(as: .finished, at: time)
+            close(as: nil, at: facts.time)
+            if let round = facts.round { open = (round, wallClock()) }
+        case .game(.roundOver):
+            close(as: .finished, at: facts.time)
         case .game(.idleReturn), .game(.roundAbandoned):
-            close(as: .abandoned, at: time)
-        case .game:
-            snapshotScore()
+            close(as: .abandoned, at: facts.time)
         case .screen(.start):
             // Maybe a new day: today's list starts empty at midnight.
             writer.post(.refresh(rows: max(scoring.boardRows, 1)))
@@ -99,19 +66,16 @@ public final class ScoreKeeper {
         }
     }
 
-    private func snapshotScore() {
-        guard let c = current, let round = runtime.session.game.round, round.startTime == c.start else { return }
-        current?.score = round.score
-    }
+    public func reload(_ settings: Settings) { scoring = settings.scoring }
 
     /// Hands the round in play to the writer; demo rounds are always `demo`.
     private func close(as outcome: RoundOutcome?, at time: TimeStamp) {
-        guard let c = current else { return }
-        current = nil
-        let record = RoundRecord(startedMS: c.startedMS, durationMS: Int64(max(0, time.milliseconds(since: c.start)).rounded()),
-                                 mode: c.mode, score: c.score, popped: c.popped,
-                                 outcome: c.demo ? .demo : (outcome ?? .abandoned))
-        writer.post(.record(record, roundStart: c.start, tableSize: scoring.highScores, rows: max(scoring.boardRows, 1)))
+        guard let (round, startedMS) = open, let writer else { return }
+        open = nil
+        let record = RoundRecord(startedMS: startedMS, durationMS: Int64(max(0, time.milliseconds(since: round.startTime)).rounded()),
+                                 mode: round.mode, score: round.score, popped: round.popped,
+                                 outcome: round.demo ? .demo : (outcome ?? .abandoned))
+        writer.post(.record(record, roundStart: round.startTime, tableSize: scoring.highScores, rows: max(scoring.boardRows, 1)))
     }
 
     func handle(_ results: [ScoreResult]) {
@@ -121,21 +85,24 @@ public final class ScoreKeeper {
                 recorded.append(id)
                 if let rank {
                     board.celebration = ScoreBoard.Celebration(roundStart: start, rank: rank, score: score)
-                    runtime.log(.info, "new high score \(score), #\(rank)")
-                    onHighScore?(HighScore(mode: mode, score: score, rank: rank, roundID: id))
+                    host?.log(.info, "new high score \(score), #\(rank)")
+                    if let host { host.post(.highScore(HighScore(mode: mode, score: score, rank: rank, roundID: id)), at: host.loop.now) }
                 }
             case .board(let b):
                 board.lists = b.lists
             case .log(let level, let line):
-                runtime.log(level, line)
+                host?.log(level, line)
             }
         }
-        runtime.scoreBoard = board
+        host?.show(board)
     }
 
-    /// The exit: the round in play is stored as abandoned, the queue written, the thread joined.
+    /// The exit: the touch batch waiting and the round in play (as abandoned) are queued, the
+    /// queue written, the thread joined.
     public func stop() {
-        close(as: .abandoned, at: runtime.loop.now)
+        guard let writer, let host else { return }
+        recorder?.flush()
+        close(as: .abandoned, at: host.loop.now)
         writer.stop()
         handle(writer.results.take())
     }

@@ -90,11 +90,12 @@ import Testing
 
     @Test func touchesCountContactsGoingDownNotFrames() {
         var m = KioskMetrics(startTime: 1000)
-        m.note(frame([1]), round: nil, wallClock: 1001)
-        m.note(frame([1]), round: nil, wallClock: 1001.5)       // the same finger moving
-        m.note(frame([1, 2]), round: nil, wallClock: 1002)      // a second finger
-        m.note(frame([3]), round: nil, wallClock: 1003)         // both lifted (unseen), a new one down
-        m.note(frame([1], device: 1), round: nil, wallClock: 1004.25)  // another screen's id 1 is its own
+        var told = EventFactsTracker()
+        m.note(frame([1]), told.facts(for: frame([1]), screen: .start, round: nil, at: .zero), wallClock: 1001)
+        m.note(frame([1]), told.facts(for: frame([1]), screen: .start, round: nil, at: .zero), wallClock: 1001.5)       // the same finger moving
+        m.note(frame([1, 2]), told.facts(for: frame([1, 2]), screen: .start, round: nil, at: .zero), wallClock: 1002)      // a second finger
+        m.note(frame([3]), told.facts(for: frame([3]), screen: .start, round: nil, at: .zero), wallClock: 1003)         // both lifted (unseen), a new one down
+        m.note(frame([1], device: 1), told.facts(for: frame([1], device: 1), screen: .start, round: nil, at: .zero), wallClock: 1004.25)  // another screen's id 1 is its own
         #expect(m.touches == 4)
         #expect(m.lastTouch == 1004.25)
         let text = m.exposition(live())
@@ -105,33 +106,34 @@ import Testing
 
     @Test func roundsAndPopsByModeKindAndOutcome() {
         var m = KioskMetrics(startTime: 0)
+        var told = EventFactsTracker()
         let round = makeRound(seed: 1)
         // Seed 1: bubble 0 is a tap bubble, bubble 1 a swipe bubble.
-        m.note(.game(.roundStarted(demo: false)), round: round, wallClock: 0)
-        m.note(.game(.tapped(bubble: 0, tapsLeft: 1)), round: round, wallClock: 0)
-        m.note(.game(.popped(bubble: 0, points: 20)), round: round, wallClock: 0)
-        m.note(.game(.popped(bubble: 1, points: 20)), round: round, wallClock: 0)
-        m.note(.game(.roundOver(score: 40)), round: round, wallClock: 0)
-        m.note(.screen(.roundOver), round: round, wallClock: 0)
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.game(.tapped(bubble: 0, tapsLeft: 1)), told.facts(for: .game(.tapped(bubble: 0, tapsLeft: 1)), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.game(.popped(bubble: 0, points: 20)), told.facts(for: .game(.popped(bubble: 0, points: 20)), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.game(.popped(bubble: 1, points: 20)), told.facts(for: .game(.popped(bubble: 1, points: 20)), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.game(.roundOver(score: 40)), told.facts(for: .game(.roundOver(score: 40)), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.screen(.roundOver), told.facts(for: .screen(.roundOver), screen: .start, round: round, at: .zero), wallClock: 0)
         // A demo: its last pop is told after the round is gone; a person then takes over a second demo.
         let demo = makeRound(seed: 1)
-        m.note(.game(.roundStarted(demo: true)), round: demo, wallClock: 0)
-        m.note(.game(.popped(bubble: 1, points: 20)), round: nil, wallClock: 0)
-        m.note(.game(.roundOver(score: 20)), round: nil, wallClock: 0)
-        m.note(.game(.roundStarted(demo: true)), round: demo, wallClock: 0)
-        m.note(.game(.roundStarted(demo: false)), round: round, wallClock: 0)
-        m.note(.game(.idleReturn), round: nil, wallClock: 0)
+        m.note(.game(.roundStarted(demo: true)), told.facts(for: .game(.roundStarted(demo: true)), screen: .start, round: demo, at: .zero), wallClock: 0)
+        m.note(.game(.popped(bubble: 1, points: 20)), told.facts(for: .game(.popped(bubble: 1, points: 20)), screen: .start, round: nil, at: .zero), wallClock: 0)
+        m.note(.game(.roundOver(score: 20)), told.facts(for: .game(.roundOver(score: 20)), screen: .start, round: nil, at: .zero), wallClock: 0)
+        m.note(.game(.roundStarted(demo: true)), told.facts(for: .game(.roundStarted(demo: true)), screen: .start, round: demo, at: .zero), wallClock: 0)
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.game(.idleReturn), told.facts(for: .game(.idleReturn), screen: .start, round: nil, at: .zero), wallClock: 0)
         // A timed round: a bubble spawned later pops by its kind.
         var timed = makeRound(seed: 5, mode: .timed)
-        m.note(.game(.roundStarted(demo: false)), round: timed, wallClock: 0)
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: timed, at: .zero), wallClock: 0)
         let spawned = timed.advance(to: TimeStamp(milliseconds: 1600))
         guard case .spawned(let id)? = spawned.first(where: { if case .spawned = $0 { true } else { false } }) else {
             Issue.record("no spawn in \(spawned)")
             return
         }
-        m.note(.game(.spawned(bubble: id)), round: timed, wallClock: 0)
-        m.note(.game(.popped(bubble: id, points: 10)), round: timed, wallClock: 0)
-        m.note(.game(.roundOver(score: 10)), round: timed, wallClock: 0)
+        m.note(.game(.spawned(bubble: id)), told.facts(for: .game(.spawned(bubble: id)), screen: .start, round: timed, at: .zero), wallClock: 0)
+        m.note(.game(.popped(bubble: id, points: 10)), told.facts(for: .game(.popped(bubble: id, points: 10)), screen: .start, round: timed, at: .zero), wallClock: 0)
+        m.note(.game(.roundOver(score: 10)), told.facts(for: .game(.roundOver(score: 10)), screen: .start, round: timed, at: .zero), wallClock: 0)
         let spawnedKind = timed.bubbles.first { $0.id == id }!.kindName
 
         let text = m.exposition(live())

@@ -169,23 +169,26 @@ import Testing
         var settings = Settings()
         settings.game.swipeShare = 0.5
         let round = Round(field: field, settings: settings, seed: 3, at: .zero)
-        var cues = SoundCues()
-        #expect(cues.effect(for: .game(.roundStarted(demo: false)), round: round) == .roundStart)
+        var told = EventFactsTracker()
+        func effect(for event: KioskEvent, round: Round?) -> SoundEffect? {
+            SoundCues.effect(for: event, told.facts(for: event, screen: .playing(demo: false), round: round, at: .zero))
+        }
+        #expect(effect(for: .game(.roundStarted(demo: false)), round: round) == .roundStart)
         for b in round.bubbles {
             let expected: SoundEffect
             if case .swipe = b.kind { expected = .swipe } else { expected = .pop }
-            #expect(cues.effect(for: .game(.popped(bubble: b.id, points: 10)), round: round) == expected)
+            #expect(effect(for: .game(.popped(bubble: b.id, points: 10)), round: round) == expected)
         }
-        #expect(cues.effect(for: .game(.tapped(bubble: 0, tapsLeft: 1)), round: round) == nil)
-        #expect(cues.effect(for: .game(.missed(at: Vector2(x: 1, y: 1))), round: round) == nil)
-        #expect(cues.effect(for: .game(.roundOver(score: 10)), round: round) == .roundOver)
-        #expect(cues.effect(for: .screen(.start), round: nil) == nil)
+        #expect(effect(for: .game(.tapped(bubble: 0, tapsLeft: 1)), round: round) == nil)
+        #expect(effect(for: .game(.missed(at: Vector2(x: 1, y: 1))), round: round) == nil)
+        #expect(effect(for: .game(.roundOver(score: 10)), round: round) == .roundOver)
+        #expect(effect(for: .screen(.start), round: nil) == nil)
         // The attract demo plays silently; a person taking over gets sounds again.
-        #expect(cues.effect(for: .game(.roundStarted(demo: true)), round: round) == nil)
-        #expect(cues.effect(for: .game(.popped(bubble: 0, points: 10)), round: round) == nil)
-        #expect(cues.effect(for: .game(.roundOver(score: 10)), round: nil) == nil)
-        #expect(cues.effect(for: .game(.roundStarted(demo: false)), round: round) == .roundStart)
-        #expect(cues.effect(for: .game(.popped(bubble: 99, points: 10)), round: nil) == .pop)
+        #expect(effect(for: .game(.roundStarted(demo: true)), round: round) == nil)
+        #expect(effect(for: .game(.popped(bubble: 0, points: 10)), round: round) == nil)
+        #expect(effect(for: .game(.roundOver(score: 10)), round: nil) == nil)
+        #expect(effect(for: .game(.roundStarted(demo: false)), round: round) == .roundStart)
+        #expect(effect(for: .game(.popped(bubble: 99, points: 10)), round: nil) == .pop)
     }
 
     @Test func soundKeysAcceptTextAndFiles() {

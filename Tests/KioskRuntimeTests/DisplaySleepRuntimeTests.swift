@@ -120,7 +120,8 @@ import Testing
     /// metrics say so.
     @Test func theIdleStartScreenSleepsAndTheMetricsSaySo() throws {
         let (h, display) = try harness(Self.settings(idleMin: 2), showing: 12, 0)
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        h.runtime.attach(exporter)
         try h.run(ms: 100)
         #expect(exporter.text.contains("bubble_kiosk_display_asleep 0\n"))
         h.advance(ms: 119_000)

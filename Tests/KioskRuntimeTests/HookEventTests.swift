@@ -7,15 +7,18 @@ import Testing
 /// Which kiosk events run which hooks, with what data; and the runner wired to a runtime.
 @Suite struct HookEventTests {
     /// The hooks the runtime's events map to, as `name {field: json}` lines.
-    final class Recorder {
-        var mapper = HookEventMapper()
+    final class Recorder: KioskLayer {
         var seen: [String] = []
 
         init(_ runtime: KioskRuntime) {
-            runtime.observe { [unowned self, unowned runtime] event, _ in
-                guard let (hook, fields) = mapper.map(event, game: runtime.session.game) else { return }
-                seen.append(hook.rawValue + " " + JSON.object(fields).text)
-            }
+            runtime.attach(self)
+        }
+
+        func attach(to host: LayerHost) {}
+
+        func handle(_ event: KioskEvent, _ facts: EventFacts) {
+            guard let (hook, fields) = HookEventMapper.map(event, facts) else { return }
+            seen.append(hook.rawValue + " " + JSON.object(fields).text)
         }
     }
 
@@ -80,7 +83,7 @@ import Testing
         #expect(r.seen.filter { $0.hasPrefix("display_lost ") } == [#"display_lost {"reason":"display lost: master taken by another program"}"#])
     }
 
-    /// `HookRunner.attach` on a live runtime: a real script records the pop it was run for;
+    /// The hook layer on a live runtime: a real script records the pop it was run for;
     /// a reload takes the new `[hooks]` (and reports a missing program); the exit lets go.
     @Test func attachedHooksRunForTheRuntimesEvents() throws {
         var template = Array("/tmp/bubble-hooks-rt-XXXXXX".utf8CString)
@@ -98,7 +101,9 @@ import Testing
         settings.hooks.pop = "\(script) \(dir)"
         settings.hooks.start = "\(script) \(dir)"
         let h = try RuntimeHarness(settings: settings)
-        let hooks = HookRunner.attach(to: h.runtime)
+        let layer = HookLayer()
+        h.runtime.attach(layer)
+        let hooks = try #require(layer.runner)
         try h.run(ms: 50)
         h.startRound()
         let (id, taps) = try h.popATapBubble()

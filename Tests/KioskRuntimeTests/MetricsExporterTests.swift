@@ -31,7 +31,8 @@ import Testing
         let plain = try RuntimeHarness()
         try plain.run(ms: 20_000)
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 1_700_000_000 }, offLoop: false)
+        h.runtime.attach(exporter)
         try h.run(ms: 20_000)
         #expect(exporter.writes == 0)
         #expect(!h.loop.armedTimers.contains { $0.name == "metrics" })
@@ -46,7 +47,8 @@ import Testing
         let dir = Self.temporaryDirectory()
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 2))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000.25 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 1_700_000_000.25 }, offLoop: false)
+        h.runtime.attach(exporter)
         #expect(h.logLines == ["metrics to \(path) every 2 s"])
         try h.run(ms: 50)
         // Written at once, then every interval; only the finished file is in the folder.
@@ -91,7 +93,8 @@ import Testing
         let dir = Self.temporaryDirectory()
         let path = dir + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        h.runtime.attach(exporter)
         try h.run(ms: 50)
         h.startRound()
         _ = try h.popATapBubble()
@@ -117,7 +120,8 @@ import Testing
     @Test func reloadTurnsMetricsOnMovesThemAndTurnsThemOff() throws {
         let dir = Self.temporaryDirectory()
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        h.runtime.attach(exporter)
         try h.run(ms: 50)
         h.startRound()
         h.config = ConfigResult(settings: Self.settings(textfile: dir + "/a.prom"))
@@ -147,7 +151,8 @@ extension MetricsExporterTests {
     @Test func aFileNotEndingInPromIsWrittenWithAWarning() throws {
         let path = Self.temporaryDirectory() + "/bubble-kiosk.txt"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        h.runtime.attach(exporter)
         try h.run(ms: 10)
         #expect(exporter.writes == 1)
         #expect(Array(h.logLines.prefix(2)) == ["metrics to \(path) every 1 s",
@@ -172,7 +177,8 @@ extension MetricsExporterTests {
         let dir = Self.temporaryDirectory()
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 5 })
+        let exporter = MetricsExporter(wallClock: { 5 })
+        h.runtime.attach(exporter)
         try h.run(ms: 10)
         #expect(until(h) { exporter.writes >= 1 })
         #expect(Self.value(try FileSystem.readText(path), "bubble_kiosk_start_time_seconds") == "5")
@@ -191,7 +197,7 @@ extension MetricsExporterTests {
     @Test func theWriterThreadReportsAnUnwritableFolderOnce() throws {
         let path = Self.temporaryDirectory() + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        _ = MetricsExporter(runtime: h.runtime, wallClock: { 0 })
+        h.runtime.attach(MetricsExporter(wallClock: { 0 }))
         try h.run(ms: 10)
         #expect(until(h) { h.logLines.contains { $0.hasPrefix("metrics: cannot write \(path): ") } })
         h.advance(ms: 5000)

@@ -13,7 +13,8 @@ import Testing
 
     @Test func aStuckTouchIsLoggedCountedAndToldOnceOnTime() throws {
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(runtime: h.runtime, wallClock: { 1_700_000_000 }, offLoop: false)
+        let exporter = MetricsExporter(wallClock: { 1_700_000_000 }, offLoop: false)
+        h.runtime.attach(exporter)
         var told: [(StuckTouch, TimeStamp)] = []
         h.runtime.observe { event, time in if case .stuckTouch(let s) = event { told.append((s, time)) } }
         try h.run(ms: 100)

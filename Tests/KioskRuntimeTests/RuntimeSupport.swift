@@ -27,7 +27,7 @@ final class RuntimeHarness {
         runtime = KioskRuntime(settings: settings, display: self.display, input: input, loop: loop, options: o,
                                console: console, notifier: notifier, loadConfig: { loader() })
         loader = { [unowned self] in config }
-        runtime.log = { [unowned self] in logLines.append($1) }
+        runtime.logger = { [unowned self] in logLines.append($1) }
         runtime.output = { [unowned self] in outputLines.append($0) }
     }
 

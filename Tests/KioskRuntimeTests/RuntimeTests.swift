@@ -383,8 +383,7 @@ extension RuntimeDisplayLossTests {
         let h = try RuntimeHarness()
         var reloaded: [Int] = []
         var exits = 0
-        h.runtime.observeReload { reloaded.append($0.score.miss) }
-        h.runtime.observeExit { exits += 1 }
+        h.runtime.attach(ClosureLayer(reload: { reloaded.append($0.score.miss) }, stop: { exits += 1 }))
         try h.run(ms: 50)
         var s = RuntimeHarness.quietSettings
         s.score.miss = -3

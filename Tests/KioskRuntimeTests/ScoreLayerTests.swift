@@ -67,10 +67,11 @@ import Testing
         settings.attract.roundOverS = 2
         let h = try RuntimeHarness(settings: settings)
         let fixedClock: @Sendable () -> Int64 = { 1_764_000_000_000 }
-        let attached = ScoreKeeper.attach(to: h.runtime, directory: dir, wallClock: fixedClock)
-        let keeper = try #require(attached)
-        var highs: [ScoreKeeper.HighScore] = []
-        keeper.onHighScore = { highs.append($0) }
+        let keeper = ScoreKeeper(directory: dir, wallClock: fixedClock)
+        h.runtime.attach(keeper)
+        #expect(keeper.writer != nil)
+        var highs: [HighScore] = []
+        h.runtime.observe { event, _ in if case .highScore(let high) = event { highs.append(high) } }
         try h.run(ms: 100)
         // A round played to its end.
         h.startRound()
@@ -83,7 +84,7 @@ import Testing
         #expect(h.runtime.scoreBoard.celebration == ScoreBoard.Celebration(roundStart: start, rank: 1, score: score))
         #expect(h.runtime.scoreBoard[.classic].allTime == [score])
         #expect(h.logLines.contains("new high score \(score), #1"))
-        #expect(highs == [ScoreKeeper.HighScore(mode: .classic, score: score, rank: 1, roundID: 1)])
+        #expect(highs == [HighScore(mode: .classic, score: score, rank: 1, roundID: 1)])
         #expect(highs.first?.hookFields.map(\.0) == ["mode", "score", "rank", "round_id"])
         // A round left alone: the idle return abandons it.
         h.advance(ms: 2500)
@@ -110,8 +111,8 @@ import Testing
         var settings = Settings()
         settings.attract.demoAfterS = 1
         let h = try RuntimeHarness(settings: settings)
-        let attached = ScoreKeeper.attach(to: h.runtime, directory: dir)
-        let keeper = try #require(attached)
+        let keeper = ScoreKeeper(directory: dir)
+        h.runtime.attach(keeper)
         try h.run(ms: 1500)
         #expect(h.runtime.session.game.isDemo)
         // A person takes over from the demo, and the kiosk stops mid-round.
@@ -135,8 +136,9 @@ import Testing
             chmod(dir, 0o555)
         }
         let h = try RuntimeHarness()
-        let attached = ScoreKeeper.attach(to: h.runtime, directory: dir)
-        #expect(attached != nil)
+        let keeper = ScoreKeeper(directory: dir)
+        h.runtime.attach(keeper)
+        #expect(keeper.writer != nil)
         try h.run(ms: 100)
         for _ in 0..<2 {
             h.startRound()

@@ -1,6 +1,6 @@
-/// What happens in a running kiosk, as its observers see it: the scene's effects first, then
-/// sound, hooks, scores and the service manager. Observers run on the loop's thread and must
-/// not block a frame: anything slow goes to a queue or a thread of its own.
+/// What happens in a running kiosk, as its layers see it (with `EventFacts`): the scene's
+/// effects first, then the layers in the order they were attached. Layers run on the loop's
+/// thread and must not block a frame: anything slow goes to a queue or a thread of its own.
 public enum KioskEvent: Equatable, Sendable {
     /// A rule of the game fired: a pop, a round starting or ending, the idle return, ...
     case game(GameEvent)
@@ -25,4 +25,28 @@ public enum KioskEvent: Equatable, Sendable {
     /// The display was switched off (`asleep`: the sleep schedule or the idle start screen), or
     /// woke again (a touch, the schedule's end).
     case displaySleep(asleep: Bool)
+    /// A round made the high-score table (raised by the score layer once the store committed it).
+    case highScore(HighScore)
+}
+
+/// A round that made the high-score table, as the score store reported it.
+public struct HighScore: Equatable, Sendable {
+    public var mode: Round.Mode
+    public var score: Int
+    /// 1 the best.
+    public var rank: Int
+    /// The round's row in the score database.
+    public var roundID: Int64
+
+    public init(mode: Round.Mode, score: Int, rank: Int, roundID: Int64) {
+        self.mode = mode
+        self.score = score
+        self.rank = rank
+        self.roundID = roundID
+    }
+
+    /// The `high_score` hook's data: `BUBBLE_MODE`, `BUBBLE_SCORE`, `BUBBLE_RANK`, `BUBBLE_ROUND_ID`.
+    public var hookFields: [(String, JSON)] {
+        [("mode", .string(mode.rawValue)), ("score", .int(score)), ("rank", .int(rank)), ("round_id", .int(Int(roundID)))]
+    }
 }

@@ -67,45 +67,29 @@ public struct HookPayload: Equatable, Sendable {
     }
 }
 
-/// Turns the kiosk's events into hook runs and their data. It follows the game across events,
-/// since some facts are gone by the time an event is seen (the idle return has already
-/// dropped the round whose score it abandons; a demo's last pop ends it).
-public struct HookEventMapper: Sendable {
-    /// The round in progress as last seen: mode, score, and whether the demo plays it.
-    private var mode: String?
-    private var score = 0
-    private var demo = false
-
-    public init() {}
-
-    /// The hook to run for `event` and its fields (without `event` and `time`), or nil.
-    public mutating func map(_ event: KioskEvent, game: KioskGame) -> (HookEvent, [(String, JSON)])? {
-        defer { remember(game) }
+/// Turns the kiosk's events into hook runs and their data, from the event and its facts alone.
+public enum HookEventMapper {
+    /// The hook to run for `event` and its fields (without `event` and `time`), or nil. Demo
+    /// rounds run no hooks.
+    public static func map(_ event: KioskEvent, _ facts: EventFacts) -> (HookEvent, [(String, JSON)])? {
+        let round = facts.round
+        let person = round.map { !$0.demo } ?? false
+        let mode: [(String, JSON)] = round.map { [("mode", .string($0.mode.rawValue))] } ?? []
         switch event {
-        case .game(.roundStarted(let isDemo)):
-            demo = isDemo
-            score = game.round?.score ?? 0
-            mode = game.round?.mode.rawValue
-            guard !isDemo else { return nil }
-            return (.roundStart, modeField)
+        case .game(.roundStarted):
+            return person ? (.roundStart, mode) : nil
         case .game(.popped(let id, let points)):
-            guard !demo else { return nil }
-            score = game.round?.score ?? score + points
-            var fields = modeField + [("score", .int(score)), ("points", .int(points)), ("id", .int(id))]
-            if let bubble = game.round?.bubbles.first(where: { $0.id == id }) {
-                fields.append(("kind", .string(bubble.kindName)))
-            }
+            guard person, let round else { return nil }
+            var fields = mode + [("score", .int(round.score)), ("points", .int(points)), ("id", .int(id))]
+            if let bubble = facts.bubble { fields.append(("kind", .string(bubble.kind))) }
             return (.pop, fields)
         case .game(.roundOver(let final)):
-            guard !demo else { return nil }
-            score = final
-            var fields = modeField + [("score", .int(final))]
-            if let round = game.round { fields.append(("popped", .int(round.bubbles.filter(\.isPopped).count))) }
-            return (.roundOver, fields)
+            guard person, let round else { return nil }
+            return (.roundOver, mode + [("score", .int(final)), ("popped", .int(round.popped))])
         case .game(.idleReturn):
-            let fields = modeField + [("score", .int(score))]
-            mode = nil
-            return (.idle, fields)
+            // The demo never idles out; the start screen's idle return has no round.
+            guard round == nil || person else { return nil }
+            return (.idle, mode + [("score", .int(round?.score ?? 0))])
         case .firstFrame:
             return (.start, [])
         case .displayLost(let reason):
@@ -116,16 +100,10 @@ public struct HookEventMapper: Sendable {
             return (.touchscreenLost, fields)
         case .operatorGesture(let g) where g.action == .reset:
             return (.reset, [("gesture", .string(g.kind.rawValue)), ("device", .int(g.device))])
+        case .highScore(let high):
+            return (.highScore, high.hookFields)
         case .game, .screen, .touch, .touchTest, .stuckTouch, .operatorGesture, .displaySleep:
             return nil
         }
-    }
-
-    private var modeField: [(String, JSON)] { mode.map { [("mode", .string($0))] } ?? [] }
-
-    private mutating func remember(_ game: KioskGame) {
-        guard let round = game.round, !demo, !game.isDemo else { return }
-        score = round.score
-        mode = round.mode.rawValue
     }
 }

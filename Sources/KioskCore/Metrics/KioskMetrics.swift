@@ -34,11 +34,6 @@ public struct KioskMetrics: Sendable {
     public private(set) var displayAsleep = false
     public private(set) var displaySleeps = 0
 
-    /// The mode label of the round in play, nil between rounds.
-    private var current: String?
-    /// Kinds of the current round's bubbles by id, noted when they appear (a demo's round is gone
-    /// by the time its last pop is told).
-    private var kinds: [Int: String] = [:]
     /// Tells new contacts: a tracking id not down in the device's last frame.
     private var downs = TouchDownTracker()
 
@@ -46,38 +41,30 @@ public struct KioskMetrics: Sendable {
         self.startTime = startTime
     }
 
-    /// Counts one event. `round` is the session's round as the event is told (the new one for
-    /// `roundStarted`); `wallClock` the time in seconds since the Unix epoch.
-    public mutating func note(_ event: KioskEvent, round: Round?, wallClock: Double) {
+    /// Counts one event; `wallClock` is the time in seconds since the Unix epoch.
+    public mutating func note(_ event: KioskEvent, _ facts: EventFacts, wallClock: Double) {
+        /// A round's mode label: `demo` for the attract mode's rounds.
+        func label(_ round: RoundFacts?) -> String? { round.map { $0.demo ? "demo" : $0.mode.rawValue } }
         switch event {
         case .touch(let frame):
             touches += downs.newContacts(in: frame).count
             if !frame.contacts.isEmpty { lastTouch = wallClock }
-        case .game(.roundStarted(let demo)):
-            if current == "demo" { roundsPlayed["demo interrupted", default: 0] += 1 }
-            let mode = demo ? "demo" : (round?.mode.rawValue ?? "classic")
-            current = mode
-            roundsStarted[mode, default: 0] += 1
-            kinds = [:]
-            for b in round?.bubbles ?? [] { kinds[b.id] = b.kindName }
-        case .game(.spawned(let id)):
-            if let b = round?.bubbles.first(where: { $0.id == id }) { kinds[id] = b.kindName }
-        case .game(.popped(let id, _)):
-            let kind = kinds[id] ?? round?.bubbles.first(where: { $0.id == id })?.kindName ?? "tap"
-            popped["\(current ?? "classic") \(kind)", default: 0] += 1
+        case .game(.roundStarted):
+            if facts.replaced?.demo == true { roundsPlayed["demo interrupted", default: 0] += 1 }
+            roundsStarted[label(facts.round) ?? "classic", default: 0] += 1
+        case .game(.popped):
+            popped["\(label(facts.round) ?? "classic") \(facts.bubble?.kind ?? "tap")", default: 0] += 1
         case .game(.roundOver):
-            if let mode = current { roundsPlayed["\(mode) finished", default: 0] += 1 }
-            current = nil
+            if let mode = label(facts.round) { roundsPlayed["\(mode) finished", default: 0] += 1 }
         case .game(.idleReturn), .game(.roundAbandoned):
             // A demo given up for the touch-test screen is interrupted, like one a person took over.
-            if let mode = current { roundsPlayed[mode == "demo" ? "demo interrupted" : "\(mode) abandoned", default: 0] += 1 }
-            current = nil
+            if let mode = label(facts.round) { roundsPlayed[mode == "demo" ? "demo interrupted" : "\(mode) abandoned", default: 0] += 1 }
         case .stuckTouch:
             stuckTouches += 1
         case .displaySleep(let asleep):
             if asleep && !displayAsleep { displaySleeps += 1 }
             displayAsleep = asleep
-        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest, .operatorGesture:
+        case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest, .operatorGesture, .highScore:
             break
         }
     }

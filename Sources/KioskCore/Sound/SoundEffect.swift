@@ -15,33 +15,18 @@ public enum SoundEffect: String, CaseIterable, Sendable {
 }
 
 /// Which kiosk event plays which sound: a tap bubble's pop, a swipe bubble's pop, a person's
-/// round starting and ending. The attract demo stays silent (a kiosk that plays by itself all
-/// day should not beep by itself all day). New high scores are played by whoever knows about
-/// them (`SoundEffect.highScore`).
-public struct SoundCues: Sendable {
-    /// Inside a demo round: its pops and its end make no sound.
-    public private(set) var inDemo = false
-
-    public init() {}
-
-    /// The sound `event` plays, if any; `round` is the round in play (to tell a bubble's kind).
-    public mutating func effect(for event: KioskEvent, round: Round?) -> SoundEffect? {
-        guard case .game(let game) = event else { return nil }
+/// round starting and ending, a new high score. The attract demo stays silent (a kiosk that
+/// plays by itself all day should not beep by itself all day).
+public enum SoundCues {
+    /// The sound `event` plays, if any.
+    public static func effect(for event: KioskEvent, _ facts: EventFacts) -> SoundEffect? {
+        if case .highScore = event { return .highScore }
+        guard case .game(let game) = event, let round = facts.round, !round.demo else { return nil }
         switch game {
-        case .roundStarted(let demo):
-            inDemo = demo
-            return demo ? nil : .roundStart
-        case .popped(let id, _):
-            if inDemo { return nil }
-            if let bubble = round?.bubbles.first(where: { $0.id == id }), case .swipe = bubble.kind { return .swipe }
-            return .pop
-        case .roundOver:
-            return inDemo ? nil : .roundOver
-        case .idleReturn, .roundAbandoned:
-            inDemo = false
-            return nil
-        case .tapped, .wrongDirection, .missed, .spawned:
-            return nil
+        case .roundStarted: return .roundStart
+        case .popped: return facts.bubble?.kind == "swipe" ? .swipe : .pop
+        case .roundOver: return .roundOver
+        case .idleReturn, .roundAbandoned, .tapped, .wrongDirection, .missed, .spawned: return nil
         }
     }
 }

@@ -1,6 +1,5 @@
 import Glibc
 import KioskCore
-import KioskPlatform
 
 /// Fleet metrics: counts the kiosk's events and, while `[metrics] textfile` names a file,
 /// rewrites that file every `interval_s` for Prometheus node_exporter's textfile collector
@@ -13,7 +12,7 @@ import KioskPlatform
 /// rate-limited) and the kiosk goes on; the timer wakes the loop only while metrics are on.
 /// Reloads switch it on, off, to another file or interval at once; the exit writes the final
 /// figures, waiting for that at most `exitWaitMS`.
-public final class MetricsExporter {
+public final class MetricsExporter: KioskLayer {
     public private(set) var metrics: KioskMetrics
     public private(set) var settings: MetricsSettings
     /// Files written since the start.
@@ -22,8 +21,10 @@ public final class MetricsExporter {
     public private(set) var skipped = 0
     /// How long the exit waits for the final write.
     public var exitWaitMS: Int32 = 2000
-    private unowned let runtime: KioskRuntime
-    private var timer: EventLoop.TimerID!
+    private weak var host: LayerHost?
+    /// The loop, once attached.
+    private var loop: EventLoop?
+    private var timer: EventLoop.TimerID?
     private let wallClock: () -> Double
     /// Failed writes in a row, and whether that run of failures was logged.
     private var failedWrites = 0
@@ -52,26 +53,34 @@ public final class MetricsExporter {
         let thread: WorkerThread
     }
 
-    /// Observes `runtime` from now on (call before it runs). `wallClock`: seconds since the Unix
-    /// epoch (the real-time clock: touch and start times are read by people and Prometheus).
-    /// `offLoop: false` writes on the loop's thread (tests on virtual time).
-    public init(runtime: KioskRuntime, wallClock: @escaping () -> Double = MetricsExporter.unixTime,
-                offLoop: Bool = true) {
-        self.runtime = runtime
+    /// `wallClock`: seconds since the Unix epoch (the real-time clock: touch and start times are
+    /// read by people and Prometheus). `offLoop: false` writes on the loop's thread (tests on
+    /// virtual time).
+    public init(wallClock: @escaping () -> Double = MetricsExporter.unixTime, offLoop: Bool = true) {
         self.wallClock = wallClock
         self.offLoop = offLoop
-        settings = runtime.settings.metrics
+        settings = MetricsSettings()
         metrics = KioskMetrics(startTime: wallClock())
-        // Strong captures: the runtime's loop and observers keep the exporter alive while it runs.
-        timer = runtime.loop.addTimer("metrics") { now in self.tick(now) }
-        runtime.observe { event, _ in
-            self.metrics.note(event, round: self.runtime.session.game.round, wallClock: self.wallClock())
-        }
-        runtime.observeReload { settings in self.apply(settings.metrics) }
-        runtime.observeExit { self.finish() }
+    }
+
+    public func attach(to host: LayerHost) {
+        self.host = host
+        loop = host.loop
+        settings = host.settings.metrics
+        let timer = host.loop.addTimer("metrics")
+        host.loop.onFire(timer) { [unowned self] now in tick(now) }
+        self.timer = timer
         replaceTimer()
         if settings.textfile != nil { announce() }
     }
+
+    public func handle(_ event: KioskEvent, _ facts: EventFacts) {
+        metrics.note(event, facts, wallClock: wallClock())
+    }
+
+    public func reload(_ settings: Settings) { apply(settings.metrics) }
+
+    public func stop() { finish() }
 
     /// Seconds since the Unix epoch (CLOCK_REALTIME).
     public static func unixTime() -> Double {
@@ -82,9 +91,8 @@ public final class MetricsExporter {
 
     /// What the runtime knows now, for the file.
     public var live: KioskMetrics.LiveFigures {
-        KioskMetrics.LiveFigures(displayUp: runtime.displayState == .showing, touchscreens: runtime.input.deviceCount,
-                                 screen: runtime.session.game.screen, frames: runtime.frames,
-                                 frameTimesMS: runtime.frameTimes, latenciesMS: runtime.latencies)
+        host?.liveFigures ?? KioskMetrics.LiveFigures(displayUp: false, touchscreens: nil, screen: .start, frames: 0,
+                                                      frameTimesMS: SampleRing(capacity: 1), latenciesMS: SampleRing(capacity: 1))
     }
 
     /// The file's text now.
@@ -103,24 +111,30 @@ public final class MetricsExporter {
     /// Says where the metrics go, and when node_exporter would not read them.
     private func announce() {
         guard let path = settings.textfile else {
-            runtime.log(.info, "metrics off")
+            log(.info, "metrics off")
             return
         }
-        runtime.log(.info, "metrics to \(path) every \(PrometheusText.format(settings.intervalS)) s")
+        log(.info, "metrics to \(path) every \(PrometheusText.format(settings.intervalS)) s")
         if !path.hasSuffix(".prom") {
-            runtime.log(.warning, "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom")
+            log(.warning, "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom")
         }
     }
 
     /// One timer that re-arms itself (so a reload can change the period): the first write in
     /// the loop's next iteration, or none while metrics are off.
     private func replaceTimer() {
-        runtime.loop.arm(timer, at: settings.textfile == nil ? nil : runtime.loop.now)
+        guard let loop, let timer else { return }
+        loop.arm(timer, at: settings.textfile == nil ? nil : loop.now)
     }
 
     private func tick(_ now: TimeStamp) {
         write()
-        runtime.loop.arm(timer, at: settings.textfile == nil ? nil : now.adding(milliseconds: settings.intervalS * 1000))
+        guard let loop, let timer else { return }
+        loop.arm(timer, at: settings.textfile == nil ? nil : now.adding(milliseconds: settings.intervalS * 1000))
+    }
+
+    private func log(_ level: Console.Level, _ message: String) {
+        if let host { host.log(level, message) } else { Console.log(level, message) }
     }
 
     /// Writes the file now (on the writer thread when there is one), if metrics are on and no
@@ -152,7 +166,7 @@ public final class MetricsExporter {
     /// The writer thread, started on first use; nil when writing on the loop (asked for, or the
     /// thread could not be made).
     private func startedWriter() -> Writer? {
-        guard offLoop else { return nil }
+        guard offLoop, let loop else { return nil }
         if let writer { return writer }
         do {
             let jobs = try Mailbox<Job>(name: "metrics jobs")
@@ -167,13 +181,13 @@ public final class MetricsExporter {
                     }
                 }
             }
-            outcomes.attach(to: runtime.loop, name: "metrics") { done in
+            outcomes.attach(to: loop, name: "metrics") { done in
                 for outcome in done { self.finished(outcome) }
             }
             writer = Writer(jobs: jobs, outcomes: outcomes, thread: thread)
             return writer
         } catch {
-            runtime.log(.warning, "metrics: no writer thread (\(error)); writing from the main loop")
+            log(.warning, "metrics: no writer thread (\(error)); writing from the main loop")
             return nil
         }
     }
@@ -187,7 +201,7 @@ public final class MetricsExporter {
         if let error = outcome.error {
             if failedWrites == 0 && failureRuns.note() {
                 failureLogged = true
-                runtime.log(.error, "metrics: cannot write \(path): \(error); the kiosk goes on, retrying every "
+                log(.error, "metrics: cannot write \(path): \(error); the kiosk goes on, retrying every "
                     + "\(PrometheusText.format(settings.intervalS)) s")
             }
             failedWrites += 1
@@ -195,7 +209,7 @@ public final class MetricsExporter {
         }
         writes += 1
         if failureLogged {
-            runtime.log(.notice, "metrics: \(path) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
+            log(.notice, "metrics: \(path) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
         }
         failedWrites = 0
         failureLogged = false
@@ -208,7 +222,7 @@ public final class MetricsExporter {
             write()
             return
         }
-        runtime.loop.remove(fd: writer.outcomes.fd)
+        loop?.remove(fd: writer.outcomes.fd)
         var waitedMS: Int32 = 0
         func waitForTheWrite() {
             while inFlight && waitedMS < exitWaitMS {
@@ -224,7 +238,7 @@ public final class MetricsExporter {
         }
         writer.jobs.post(.stop)
         if inFlight {
-            runtime.log(.warning, "metrics: the last write to \(settings.textfile ?? "?") did not finish within \(exitWaitMS) ms")
+            log(.warning, "metrics: the last write to \(settings.textfile ?? "?") did not finish within \(exitWaitMS) ms")
         } else {
             writer.thread.join()
         }

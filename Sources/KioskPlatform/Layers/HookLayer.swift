@@ -1,0 +1,33 @@
+import KioskCore
+
+/// The `[hooks]` layer: runs the programs configured for the kiosk's events (`HookEventMapper`
+/// says which, with what data), follows reloads and lets go of running hooks at exit.
+public final class HookLayer: KioskLayer {
+    /// The runner, once attached.
+    public private(set) var runner: HookRunner?
+    private weak var host: LayerHost?
+
+    public init() {}
+
+    public func attach(to host: LayerHost) {
+        self.host = host
+        runner = HookRunner(settings: host.settings.hooks, loop: host.loop,
+                            log: { [weak host] level, message in host?.log(level, message) ?? Console.log(level, message) })
+    }
+
+    public func handle(_ event: KioskEvent, _ facts: EventFacts) {
+        guard let runner, let (hook, fields) = HookEventMapper.map(event, facts) else { return }
+        switch hook {
+        case .start:
+            runner.fire(hook, fields: [("display", .string(host?.displayName ?? "")), ("input", .string(host?.inputName ?? ""))])
+        case .displayLost:
+            runner.fire(hook, fields: [("display", .string(host?.displayName ?? ""))] + fields)
+        default:
+            runner.fire(hook, fields: fields)
+        }
+    }
+
+    public func reload(_ settings: Settings) { runner?.configure(settings.hooks) }
+
+    public func stop() { runner?.stop() }
+}

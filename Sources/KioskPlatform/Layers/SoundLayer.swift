@@ -1,0 +1,42 @@
+import KioskCore
+
+/// The sounds layer: plays the game's cues (`SoundCues`) on a `SoundPlayer`, its own thread and
+/// ALSA stream; the loop only posts to its mailbox.
+public final class SoundLayer: KioskLayer {
+    /// The player, once started; nil before the first frame or when no thread could be made.
+    public private(set) var player: SoundPlayer?
+    private let startAtOnce: Bool
+    private var settings = SoundSettings()
+    private var started = false
+
+    /// - Parameter startAtOnce: start the thread when attached rather than after the first frame
+    ///   (the bench, which needs it ready before its round). By default it starts after the
+    ///   first frame: decoding (or making the default sounds) takes CPU that a one-core board
+    ///   needs for its first picture.
+    public init(startAtOnce: Bool = false) {
+        self.startAtOnce = startAtOnce
+    }
+
+    public func attach(to host: LayerHost) {
+        settings = host.settings.sounds
+        if startAtOnce { start() }
+    }
+
+    public func handle(_ event: KioskEvent, _ facts: EventFacts) {
+        if case .firstFrame = event { start() }
+        if let effect = SoundCues.effect(for: event, facts) { player?.play(effect) }
+    }
+
+    public func reload(_ settings: Settings) {
+        self.settings = settings.sounds
+        player?.reload(settings.sounds)
+    }
+
+    public func stop() { player?.stop() }
+
+    private func start() {
+        guard !started else { return }
+        started = true
+        player = SoundPlayer.start(settings: settings)
+    }
+}
