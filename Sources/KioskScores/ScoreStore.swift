@@ -142,6 +142,11 @@ public final class ScoreStore {
             try db.execute("PRAGMA busy_timeout = 5000")
             verdict = try Self.verdict(db)
         } catch {
+            // SQLITE_READONLY_ROLLBACK: a hot journal, which a read-only connection cannot undo.
+            if error.code == SQLITE_READONLY | (3 << 8) {
+                throw ScoreStoreError("\(shown): a commit was cut off (by a crash or power cut) and \(Self.fileName)-journal "
+                                      + "still holds what undoes it; the kiosk rolls it back when it starts (SQLite \(error.code))")
+            }
             throw ScoreStoreError(error)
         }
         switch verdict {
