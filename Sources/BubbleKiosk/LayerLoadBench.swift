@@ -38,7 +38,7 @@ enum LayerLoadBench {
         let scratch = "/tmp/bubble-kiosk-bench-\(getpid())"
         mkdir(scratch, 0o700)
         defer {
-            for name in ["scores.db", "scores.db-wal", "scores.db-shm", "bench.prom"] { unlink(scratch + "/" + name) }
+            for name in ["scores.db", "scores.db-wal", "scores.db-shm", "scores.db-journal", "bench.prom"] { unlink(scratch + "/" + name) }
             rmdir(scratch)
         }
         if layers {

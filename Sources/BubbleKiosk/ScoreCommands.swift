@@ -36,7 +36,7 @@ struct ScoresCommand: KioskCommand {
         let directory = storeDirectory(args)
         let path = ScoreStore.path(in: directory)
         let modes = mode.map { [$0] } ?? Round.Mode.allCases
-        let store = try ScoreStore(existingIn: directory)
+        let store = try ScoreStore(existingIn: directory, writable: args.has("reset"))
         if args.has("reset") {
             let cleared = try store?.reset(mode: mode) ?? 0
             if args.has("json") {
@@ -45,7 +45,7 @@ struct ScoresCommand: KioskCommand {
             } else {
                 let all = modes.map(\.rawValue)
                 let names = all.count > 1 ? all.dropLast().joined(separator: ", ") + " and " + all[all.count - 1] : all[0]
-                Console.line(store == nil ? "no scores yet: \(echoed(path, limit: 200)) does not exist"
+                Console.line(store == nil ? "no scores yet: \(nothingYet(path))"
                              : "cleared the \(names) high-score table\(modes.count > 1 ? "s" : "") (\(cleared) round\(cleared == 1 ? "" : "s") left it; the statistics keep them)")
             }
             return 0
@@ -58,14 +58,14 @@ struct ScoresCommand: KioskCommand {
                 pairs.append((m.rawValue, .array(entries.filter { $0.mode == m }.map { e in
                     .object([("rank", .int(e.rank)), ("score", .int(e.score)), ("round_id", .int(Int(e.roundID))),
                              ("started", .string(e.startedLocal)), ("started_ms", .int(Int(e.startedMS))),
-                             ("duration_s", .rounded(Double(e.durationMS) / 1000, 1)), ("popped", .int(e.popped))])
+                             ("duration_s", e.durationIsPlausible ? .rounded(Double(e.durationMS) / 1000, 1) : .null), ("popped", .int(e.popped))])
                 })))
             }
             Console.line(JSON.object(pairs).text)
             return 0
         }
         if store == nil {
-            Console.line("no scores yet: \(echoed(path, limit: 200)) does not exist")
+            Console.line("no scores yet: \(nothingYet(path))")
             return 0
         }
         var out = ""
@@ -75,7 +75,7 @@ struct ScoresCommand: KioskCommand {
             for e in list {
                 let when = e.startedLocal.replacingFirst("T", with: " ").prefix(16)
                 out += "  " + pad("#\(e.rank)", 4) + pad("\(e.score)", 7, right: true) + "  \(when)  "
-                    + pad(formatSeconds(e.durationMS), 8, right: true) + "  \(e.popped) popped\n"
+                    + pad(e.durationText, 8, right: true) + "  \(e.popped) popped\n"
             }
         }
         Console.out(out)
@@ -123,7 +123,7 @@ struct StatsCommand: KioskCommand {
             return 0
         }
         if store == nil {
-            Console.line("no statistics yet: \(echoed(path, limit: 200)) does not exist")
+            Console.line("no statistics yet: \(nothingYet(path))")
             return 0
         }
         func percent(_ share: Double?) -> String { share.map { "\(Int(($0 * 100).rounded()))%" } ?? "-" }
@@ -203,14 +203,14 @@ struct ScoreWriterTestCommand: KioskCommand {
     }
 }
 
+/// Why a command has nothing to show: no file yet, or one the kiosk has not made tables in.
+private func nothingYet(_ path: String) -> String {
+    echoed(path, limit: 200) + (FileSystem.exists(path) ? " holds no tables yet" : " does not exist")
+}
+
 private func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
     let fill = String(repeating: " ", count: max(0, width - s.count))
     return right ? fill + s : s + fill
-}
-
-private func formatSeconds(_ ms: Int64) -> String {
-    let tenths = (ms + 50) / 100
-    return "\(tenths / 10).\(tenths % 10) s"
 }
 
 extension String {

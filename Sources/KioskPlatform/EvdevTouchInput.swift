@@ -230,6 +230,7 @@ public final class EvdevTouchInput: TouchInput {
             }
             for frame in member.decoder.feed(stamped(event, member)) { deliver(frame) }
         }
+        if let note = member.decoder.takeNote() { log("\(member.node): \(note)") }
         if let error { remove(member, at: EventLoop.now(), because: error) }
     }
 

@@ -77,6 +77,7 @@ public final class ReplayTouchInput: TouchInput {
             queuedIndex += 1
             deliver(f)
         }
+        if let note = decoder.takeNote() { Console.log(.warning, "\(echoed(name, limit: 200)): \(note)") }
     }
 
     /// The next frame to deliver, decoding events until one is complete; nil at the end.

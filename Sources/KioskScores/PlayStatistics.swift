@@ -53,7 +53,9 @@ public struct PlayStatistics: Equatable, Sendable {
         finishedShare = rounds == 0 ? nil : Double(finished) / Double(rounds)
         abandonedShare = rounds == 0 ? nil : Double(abandoned) / Double(rounds)
         medianScore = Self.median(done.map { Double($0.score) })
-        medianDurationS = Self.median(done.map { Double($0.durationMS) / 1000 })
+        // A duration no round can have (a damaged or edited file) would skew the median.
+        medianDurationS = Self.median(done.filter { ScoreStore.plausibleDurationMS.contains($0.durationMS) }
+            .map { Double($0.durationMS) / 1000 })
         var days: [(String, Int)] = []
         for r in played {
             if days.last?.0 == r.day { days[days.count - 1].1 += 1 } else { days.append((r.day, 1)) }

@@ -1,6 +1,8 @@
 import CSQLite
 import Glibc
 import KioskCore
+import KioskPlatform
+import Synchronization
 
 /// A failed SQLite call: what the store was doing, on which file, SQLite's (extended) code and
 /// message, and errno where the failure came from the system.
@@ -51,6 +53,19 @@ final class SQLiteDatabase {
     }
 
     deinit { close() }
+
+    /// Kept alive as long as the handle: SQLite calls back into it.
+    private var busyPolicy: BusyPolicy?
+
+    /// Has `policy` decide how long a statement waits for another connection's lock (instead of
+    /// `PRAGMA busy_timeout`).
+    func setBusyPolicy(_ policy: BusyPolicy) {
+        busyPolicy = policy
+        sqlite3_busy_handler(handle, { context, attempts in
+            guard let context else { return 0 }
+            return Unmanaged<BusyPolicy>.fromOpaque(context).takeUnretainedValue().retry(after: attempts) ? 1 : 0
+        }, Unmanaged.passUnretained(policy).toOpaque())
+    }
 
     func close() {
         if let handle { sqlite3_close_v2(handle) }
@@ -130,6 +145,42 @@ final class SQLiteDatabase {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
 
+/// How long the kiosk's connection waits for a lock another process holds: up to `timeoutMS`
+/// per statement; once stopping (`stop(by:)`, from any thread), at most `stoppingMS` and never
+/// past the deadline, so an exit does not wait for someone else's transaction.
+public final class BusyPolicy: Sendable {
+    public let timeoutMS: Int64
+    public let stoppingMS: Int64
+    /// Monotonic microseconds; `Int64.max` while not stopping.
+    private let deadline = Atomic<Int64>(.max)
+    private static let pollMS: Int64 = 10
+
+    public init(timeoutMS: Int64 = 5000, stoppingMS: Int64 = 200) {
+        self.timeoutMS = timeoutMS
+        self.stoppingMS = stoppingMS
+    }
+
+    /// From now on, waits are short and none goes past `deadline` (the monotonic clock).
+    public func stop(by deadline: TimeStamp) { self.deadline.store(deadline.microseconds, ordering: .relaxed) }
+
+    public var isStopping: Bool { deadline.load(ordering: .relaxed) != .max }
+
+    /// Whether the stop's deadline has passed.
+    public var isPastDeadline: Bool { EventLoop.now().microseconds >= deadline.load(ordering: .relaxed) }
+
+    /// SQLite's busy handler: true to wait a little and try again after `attempts` tries.
+    func retry(after attempts: Int32) -> Bool {
+        let waited = Int64(attempts) * Self.pollMS
+        if isStopping {
+            if waited >= stoppingMS || isPastDeadline { return false }
+        } else if waited >= timeoutMS {
+            return false
+        }
+        usleep(UInt32(Self.pollMS * 1000))
+        return true
+    }
+}
+
 /// A value in or out of SQLite.
 enum SQLiteValue: Equatable, Sendable {
     case null
@@ -140,7 +191,9 @@ enum SQLiteValue: Equatable, Sendable {
     var int: Int64 {
         switch self {
         case .int(let v): v
-        case .double(let v): Int64(v)
+        // A REAL stored in an INTEGER column (an edited file) may be out of range or NaN:
+        // Int64(v) would trap.
+        case .double(let v): v.isNaN ? 0 : v >= 0x1p63 ? .max : v < -0x1p63 ? .min : Int64(v)
         case .text(let t): Int64(t) ?? 0
         case .null: 0
         }

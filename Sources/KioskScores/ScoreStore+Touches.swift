@@ -27,6 +27,8 @@ extension ScoreStore {
     /// every day when nil; and the days that had touches.
     public func touchHeatmap(days: Int?, nowMS: Int64) throws(ScoreStoreError) -> (map: TouchHeatmap, days: Int) {
         var map = TouchHeatmap()
+        // A store of schema 1, read as it is by the commands, has no heatmap yet.
+        guard version >= 2 else { return (map, 0) }
         do {
             let since: SQLiteValue = days.map {
                 .text("\(-(max($0, 1) - 1)) days")

@@ -8,6 +8,8 @@ public struct ScoreStoreError: Error, CustomStringConvertible, Sendable {
     public var description: String
     /// The disk is full (writes may work again once space is freed).
     public var isFull = false
+    /// Another connection held the lock longer than the store waits.
+    public var isBusy = false
 
     init(_ description: String, isFull: Bool = false) {
         self.description = description
@@ -17,6 +19,7 @@ public struct ScoreStoreError: Error, CustomStringConvertible, Sendable {
     init(_ error: SQLiteError) {
         description = "\(error)"
         isFull = error.isFull
+        isBusy = error.primary == SQLITE_BUSY || error.primary == SQLITE_LOCKED
     }
 }
 
@@ -31,14 +34,26 @@ public struct HighScoreEntry: Equatable, Sendable {
     public var startedLocal: String
     public var durationMS: Int64
     public var popped: Int
+
+    /// Whether `durationMS` is one the kiosk could have measured (0 to 1,000,000 s); the commands
+    /// show others, from a damaged or edited file, as unknown rather than compute with them.
+    public var durationIsPlausible: Bool { ScoreStore.plausibleDurationMS.contains(durationMS) }
+
+    /// The duration as the `scores` table shows it: `21.4 s`, or `? s` when not plausible.
+    public var durationText: String {
+        guard durationIsPlausible else { return "? s" }
+        let tenths = (durationMS + 50) / 100
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
 }
 
 /// The score database, `scores.db` in the state directory: one row per round played and the
 /// high-score table per mode (a view over the finished rounds). Synchronous: the kiosk uses it
 /// from the writer thread (`ScoreWriter`), the commands from their own.
 ///
-/// WAL journal with `synchronous = FULL`: a commit that returned is on the disk, and a power
-/// cut at any moment leaves a database that opens (see the README).
+/// Rollback journal (`journal_mode = TRUNCATE`) with `synchronous = FULL`: a commit that
+/// returned is on the disk, a power cut at any moment leaves a database that opens, and a `-wal`
+/// beside the file can only be a stray from another database (see the README).
 public final class ScoreStore {
     public static let fileName = "scores.db"
     /// 2 added `touch_cells` (the touch heatmap).
@@ -46,6 +61,8 @@ public final class ScoreStore {
 
     public let path: String
     let db: SQLiteDatabase
+    /// `PRAGMA user_version` as opened: older schemas are read as they are by the commands.
+    private(set) var version: Int64 = 0
     /// What opening did besides opening, for the log (a damaged file moved aside).
     public private(set) var notes: [String] = []
 
@@ -56,24 +73,32 @@ public final class ScoreStore {
 
     /// Opens (creating the folder and the file when missing) the store in `directory` for the
     /// kiosk. A file that is not a database or fails `PRAGMA quick_check` is moved aside as
-    /// `scores.db.corrupt-TIMESTAMP` (with its `-wal` and `-shm`) and a fresh one made; `notes`
+    /// `scores.db.corrupt-TIMESTAMP` (with its `-wal`, `-shm`, `-journal`) and a fresh one made; `notes`
     /// says so. Throws when the folder or file cannot be written.
-    public init(directory: String, now: Int64 = wallClockMS()) throws(ScoreStoreError) {
+    /// A `-wal` beside the file is not this database's (it keeps none): it is renamed
+    /// `scores.db-wal.stray-TIMESTAMP` before opening, so SQLite does not apply it, and `notes`
+    /// says so. `busy` decides how long writes wait for another process's lock.
+    public init(directory: String, now: Int64 = wallClockMS(), busy: BusyPolicy = BusyPolicy()) throws(ScoreStoreError) {
         path = Self.path(in: directory)
         try Self.makeDirectory(directory)
         var st = stat()
         if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
             throw ScoreStoreError("\(echoed(path, limit: 200)): not a regular file")
         }
+        if Self.hasStrayWAL(path) {
+            let aside = try Self.moveStrayWALAside(path, now: now)
+            notes.append("\(echoed(path, limit: 200))-wal: left from another database (\(Self.fileName) keeps no -wal); moved it to \(echoed(aside, limit: 200)) unapplied")
+        }
         do {
-            db = try Self.openChecked(path)
+            db = try Self.openChecked(path, busy: busy)
         } catch let error where error.isCorrupt {
             let aside = try Self.moveAside(path, now: now)
             notes.append("\(echoed(path, limit: 200)): not a usable database (\(error.message)); moved it to \(echoed(aside, limit: 200)) and started a fresh one")
-            do { db = try Self.openChecked(path) } catch { throw ScoreStoreError(error) }
+            do { db = try Self.openChecked(path, busy: busy) } catch { throw ScoreStoreError(error) }
         } catch {
             throw ScoreStoreError(error)
         }
+        version = Self.schemaVersion
         do {
             try db.query("DELETE FROM rounds WHERE outcome = 'demo' AND started_ms < ?",
                          [.int(now - Self.demoRetentionDays * 86_400_000)])
@@ -82,18 +107,135 @@ public final class ScoreStore {
         }
     }
 
-    /// Opens an existing store without creating or repairing anything (the `scores` and
-    /// `stats` commands); nil when there is no file yet.
-    public init?(existingIn directory: String) throws(ScoreStoreError) {
+    /// Opens an existing store for the operator commands (`scores`, `stats`, `touch-heatmap`):
+    /// read-only, or with `writable` read-write (`scores --reset`), but never creating, upgrading
+    /// or repairing anything. Nil when there is no file yet or it holds no tables yet. Throws,
+    /// saying what is wrong and what the kiosk will do about it, when the state folder is not a
+    /// folder, or `scores.db` is no file, no score database (`verdict`, as the kiosk judges it)
+    /// or has a stray `-wal` beside it.
+    public init?(existingIn directory: String, writable: Bool = false) throws(ScoreStoreError) {
         path = Self.path(in: directory)
-        guard FileSystem.exists(path) else { return nil }
+        let shown = echoed(path, limit: 200)
+        var st = stat()
+        if stat(directory, &st) != 0 {
+            if errno == ENOENT { return nil }
+            throw ScoreStoreError("\(SystemError("stat", directory))")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw ScoreStoreError("\(echoed(directory, limit: 200)): not a directory (the state folder holding \(Self.fileName))")
+        }
+        if lstat(path, &st) != 0 {
+            if errno == ENOENT { return nil }
+            throw ScoreStoreError("\(SystemError("lstat", path))")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ScoreStoreError("\(shown): not a regular file; the kiosk cannot save scores until it is removed")
+        }
+        if Self.hasStrayWAL(path) {
+            throw ScoreStoreError("\(shown)-wal: left from another database (\(Self.fileName) keeps no -wal); "
+                                  + "the kiosk will move it aside unapplied (\(Self.fileName)-wal.stray-TIMESTAMP) when it starts")
+        }
+        let verdict: Verdict
         do {
-            db = try SQLiteDatabase(path: path, create: false)
+            db = try SQLiteDatabase(path: path, readOnly: !writable, create: false)
+            // The kiosk may hold the write lock for a moment.
             try db.execute("PRAGMA busy_timeout = 5000")
-            try Self.createSchema(db)
+            verdict = try Self.verdict(db)
         } catch {
+            // SQLITE_READONLY_ROLLBACK: a hot journal, which a read-only connection cannot undo.
+            if error.code == SQLITE_READONLY | (3 << 8) {
+                throw ScoreStoreError("\(shown): a commit was cut off (by a crash or power cut) and \(Self.fileName)-journal "
+                                      + "still holds what undoes it; the kiosk rolls it back when it starts (SQLite \(error.code))")
+            }
             throw ScoreStoreError(error)
         }
+        switch verdict {
+        case .blank:
+            return nil
+        case .unusable(let why):
+            throw ScoreStoreError("\(shown): not a score database (\(why)); the kiosk will move it aside "
+                                  + "(\(Self.fileName).corrupt-TIMESTAMP) and start a new one when it starts")
+        case .usable(let v):
+            version = v
+        }
+    }
+
+    /// What a `scores.db` holds, as the kiosk judges it when it opens the file.
+    public enum Verdict: Equatable, Sendable {
+        /// Nothing yet (a zero-length file, or a database without tables): the kiosk makes the tables.
+        case blank
+        /// A score database of this schema version or an older one the kiosk upgrades.
+        case usable(version: Int64)
+        /// Damaged, not a database, or another program's: the kiosk moves it aside.
+        case unusable(String)
+    }
+
+    /// The one judgement of a file `run` and the commands share: `PRAGMA quick_check`, then the
+    /// schema version and the `rounds` table. Reads only. Throws for what says nothing about
+    /// the file (a lock held too long, an I/O error).
+    static func verdict(_ db: SQLiteDatabase) throws(SQLiteError) -> Verdict {
+        do {
+            let check = try db.query("PRAGMA quick_check").map { $0.first?.text ?? "" }
+            guard check == ["ok"] else { return .unusable(String(check.prefix(3).joined(separator: "; ").prefix(200))) }
+            let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
+            let objects = try db.query("SELECT count(*) FROM sqlite_master").first?.first?.int ?? 0
+            if objects == 0 && version == 0 { return .blank }
+            if version > schemaVersion {
+                return .unusable("schema version \(version), newer than this kiosk's \(schemaVersion)")
+            }
+            let columns = Set(try db.query("SELECT name FROM pragma_table_info('rounds')").map { $0.first?.text ?? "" })
+            if columns.isEmpty { return .unusable("no rounds table: another program's database") }
+            let missing = ["id", "started_ms", "duration_ms", "mode", "score", "popped", "outcome", "ranked"]
+                .filter { !columns.contains($0) }
+            if !missing.isEmpty { return .unusable("table rounds has no \(missing.joined(separator: ", "))") }
+            return .usable(version: version)
+        } catch let error where error.isCorrupt {
+            return .unusable(error.message)
+        }
+    }
+
+    /// Whether a `-wal` lies beside `path` while the database keeps none: the file's header
+    /// (bytes 18 and 19, 2 in WAL mode) says rollback journal, or there is no database. Since
+    /// the kiosk left WAL mode, such a file is another database's (a backup restored beside an
+    /// old `-wal`); SQLite cannot tell and would apply it.
+    static func hasStrayWAL(_ path: String) -> Bool {
+        var st = stat()
+        guard lstat(path + "-wal", &st) == 0 else { return false }
+        var header = [UInt8](repeating: 0, count: 20)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 20) }
+        // A legacy WAL database (the kiosk used WAL until it left it): its -wal is its own.
+        return !(n == 20 && header[18] == 2 && header[19] == 2)
+    }
+
+    /// Renames a stray `-wal` to `PATH-wal.stray-TIMESTAMP` (and removes the `-shm` that indexes it).
+    static func moveStrayWALAside(_ path: String, now: Int64) throws(ScoreStoreError) -> String {
+        let target = uniqueName(path + "-wal.stray-" + utcStamp(now))
+        guard rename(path + "-wal", target) == 0 else { throw ScoreStoreError("\(SystemError("rename", path + "-wal"))") }
+        unlink(path + "-shm")
+        return target
+    }
+
+    /// `YYYYMMDDTHHMMSSZ`, UTC.
+    static func utcStamp(_ ms: Int64) -> String {
+        var t = time_t(ms / 1000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
+    }
+
+    /// `name`, or `name-2`, `name-3`... when taken.
+    static func uniqueName(_ name: String) -> String {
+        var target = name
+        var n = 2
+        while FileSystem.exists(target) {
+            target = "\(name)-\(n)"
+            n += 1
+        }
+        return target
     }
 
     /// `mkdir -p`: the folder and any missing parents, mode 0755.
@@ -109,23 +251,27 @@ public final class ScoreStore {
         guard FileSystem.isDirectory(directory) else { throw ScoreStoreError("\(SystemError("mkdir", directory, errno: ENOTDIR))") }
     }
 
+    /// Round durations the kiosk can have stored; see `HighScoreEntry.durationIsPlausible`.
+    public static let plausibleDurationMS: ClosedRange<Int64> = 0...1_000_000_000
+
     /// Demo rounds are kept this long (the attract mode plays thousands a day); people's rounds
     /// are kept for ever.
     public static let demoRetentionDays: Int64 = 90
 
-    private static func openChecked(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
+    private static func openChecked(_ path: String, busy: BusyPolicy) throws(SQLiteError) -> SQLiteDatabase {
         let db = try SQLiteDatabase(path: path)
-        // A command (`scores --reset`) may hold the write lock for a moment.
-        try db.execute("PRAGMA busy_timeout = 5000")
-        let check = try db.query("PRAGMA quick_check").map { $0.first?.text ?? "" }
-        guard check == ["ok"] else {
-            throw SQLiteError(context: "quick_check", path: path, code: SQLITE_CORRUPT,
-                              message: String(check.prefix(3).joined(separator: "; ").prefix(200)), errno: 0)
+        // A command (`scores --reset`) or another process may hold the lock for a moment.
+        db.setBusyPolicy(busy)
+        if case .unusable(let why) = try verdict(db) {
+            throw SQLiteError(context: "check", path: path, code: SQLITE_NOTADB, message: why, errno: 0)
         }
-        let mode = try db.query("PRAGMA journal_mode = WAL").first?.first?.text ?? ""
-        guard mode == "wal" else {
+        // Leaves WAL mode (a database of an older kiosk: its -wal is applied and removed here).
+        // A rollback journal keeps nothing beside the file between commits, so a -wal found
+        // there later is a stray. TRUNCATE with FULL syncs the emptied journal at each commit.
+        let mode = try db.query("PRAGMA journal_mode = TRUNCATE").first?.first?.text ?? ""
+        guard mode == "truncate" || mode == "wal" else {
             throw SQLiteError(context: "journal_mode", path: path, code: SQLITE_CANTOPEN,
-                              message: "cannot use WAL (journal mode \(mode))", errno: 0)
+                              message: "cannot use a rollback journal (journal mode \(mode))", errno: 0)
         }
         try db.execute("PRAGMA synchronous = FULL")
         try createSchema(db)
@@ -165,19 +311,9 @@ public final class ScoreStore {
 
     /// Renames the damaged file and its journal files to `PATH.corrupt-YYYYMMDDTHHMMSSZ[-N]`.
     static func moveAside(_ path: String, now: Int64) throws(ScoreStoreError) -> String {
-        var t = time_t(now / 1000)
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let stamp = "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
-        var target = "\(path).corrupt-\(stamp)"
-        var n = 2
-        while FileSystem.exists(target) {
-            target = "\(path).corrupt-\(stamp)-\(n)"
-            n += 1
-        }
+        let target = uniqueName("\(path).corrupt-\(utcStamp(now))")
         guard rename(path, target) == 0 else { throw ScoreStoreError("\(SystemError("rename", path))") }
-        for suffix in ["-wal", "-shm"] where FileSystem.exists(path + suffix) {
+        for suffix in ["-wal", "-shm", "-journal"] where FileSystem.exists(path + suffix) {
             if rename(path + suffix, target + suffix) != 0 { unlink(path + suffix) }
         }
         return target

@@ -1,6 +1,14 @@
 import Glibc
 import KioskCore
 import KioskPlatform
+import Synchronization
+
+/// A count two threads change.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add(_ n: Int) { count.withLock { $0 += n } }
+    var value: Int { count.withLock { $0 } }
+}
 
 /// What the loop asks of the score writer thread.
 public enum ScoreRequest: Sendable {
@@ -35,43 +43,85 @@ public final class ScoreWriter {
     public let results: Mailbox<ScoreResult>
     public let directory: String
     private var thread: WorkerThread?
+    /// Shared with the thread's connection: cut lock waits short once stopping.
+    private let busy: BusyPolicy
+    /// Rounds posted and not yet saved, reported failed or dropped.
+    private let unsettled = Counter()
+    /// Posted by the thread as it returns, so `stop` can wait for it with a limit.
+    private let finished: Mailbox<Bool>
+
+    /// How long `stop` waits for the queue at most: under the service manager's stop timeout,
+    /// even when another process holds the database's lock or the disk hangs.
+    public static let stopLimitMS: Int64 = 2000
 
     public init(directory: String, wallClock: @escaping @Sendable () -> Int64 = wallClockMS) throws {
         self.directory = directory
         requests = try Mailbox(name: "score requests")
         results = try Mailbox(name: "score results")
-        let requests = requests, results = results
+        finished = try Mailbox(name: "score writer end")
+        busy = BusyPolicy()
+        let requests = requests, results = results, finished = finished, busy = busy, unsettled = unsettled
         thread = try WorkerThread(name: "score-writer") {
-            ScoreWriter.serve(directory: directory, requests: requests, results: results, wallClock: wallClock)
+            ScoreWriter.serve(directory: directory, requests: requests, results: results, wallClock: wallClock,
+                              busy: busy, settled: { unsettled.add(-1) })
+            finished.post(true)
         }
     }
 
     deinit { stop() }
 
     /// Queues a request; never blocks.
-    public func post(_ request: ScoreRequest) { requests.post(request) }
+    public func post(_ request: ScoreRequest) {
+        if case .record = request { unsettled.add(1) }
+        requests.post(request)
+    }
 
-    /// Lets the thread finish what is queued, then joins it. Idempotent.
-    public func stop() {
+    /// Lets the thread finish what is queued, waiting `limitMS` at most in all: once stopping,
+    /// each write waits for another process's lock briefly, and what is left when the time is up
+    /// is dropped with one log line (in `results`) saying how many rounds were not saved.
+    /// Idempotent.
+    public func stop(limitMS: Int64 = ScoreWriter.stopLimitMS) {
         guard let t = thread else { return }
         thread = nil
+        let deadline = EventLoop.now().adding(microseconds: limitMS * 1000)
+        busy.stop(by: deadline)
         requests.post(.stop)
-        t.join()
+        // The thread drops what is left at the deadline; past it, allow a little for a
+        // statement in progress (an fsync) before giving up on the thread.
+        let giveUp = deadline.adding(microseconds: 500_000)
+        while true {
+            let remainingMS = min(max(giveUp.milliseconds(since: EventLoop.now()), 0), 60_000)
+            if !finished.wait(timeoutMS: Int32(remainingMS.rounded(.up))).isEmpty {
+                t.join()
+                return
+            }
+            if EventLoop.now() >= giveUp { break }
+        }
+        // Stuck in SQLite or the kernel: the process is ending, the thread is left behind.
+        let left = unsettled.value
+        results.post(.log(.error, "scores: the score writer did not finish within \(limitMS / 1000) s at exit; "
+                          + "\(left) round\(left == 1 ? "" : "s") not saved"))
     }
 
     private static func serve(directory: String, requests: Mailbox<ScoreRequest>, results: Mailbox<ScoreResult>,
-                              wallClock: @Sendable () -> Int64) {
+                              wallClock: @Sendable () -> Int64, busy: BusyPolicy, settled: () -> Void) {
         var store: ScoreStore?
         /// The failure already reported, so it is said once until saving works again.
         var failing = false
+        /// Rounds dropped while stopping, reported in one line at the end.
+        var dropped = 0
+        /// The last open failed on another process's lock (not a folder that cannot be written).
+        var openWasBusy = false
         func open() {
+            openWasBusy = false
             do {
-                let s = try ScoreStore(directory: directory, now: wallClock())
+                let s = try ScoreStore(directory: directory, now: wallClock(), busy: busy)
                 for note in s.notes { results.post(.log(.error, "scores: " + note)) }
                 if failing { results.post(.log(.notice, "scores: saving again in \(echoed(s.path, limit: 200))")) }
                 failing = false
                 store = s
             } catch {
+                openWasBusy = error.isBusy
                 if !failing {
                     results.post(.log(.error, "scores: cannot save scores (\(error)); the game goes on without saving"))
                 }
@@ -88,8 +138,20 @@ public final class ScoreWriter {
         board(10)
         while true {
             for request in requests.wait() {
+                // Out of time while stopping: what is left is dropped, not tried.
+                if busy.isStopping && busy.isPastDeadline {
+                    if case .record = request {
+                        dropped += 1
+                        settled()
+                    }
+                    if case .stop = request {} else { continue }
+                }
                 switch request {
                 case .stop:
+                    if dropped > 0 {
+                        results.post(.log(.error, "scores: \(dropped) round\(dropped == 1 ? "" : "s") not saved: "
+                                          + "the database stayed locked by another process at exit"))
+                    }
                     return
                 case .refresh(let rows):
                     if store == nil { open() }
@@ -107,8 +169,12 @@ public final class ScoreWriter {
                         failing = true
                     }
                 case .record(let record, let start, let tableSize, let rows):
+                    defer { settled() }
                     if store == nil { open() }
-                    guard let s = store else { continue }
+                    guard let s = store else {
+                        if busy.isStopping && openWasBusy { dropped += 1 }
+                        continue
+                    }
                     do {
                         let (id, rank) = try s.record(record, tableSize: tableSize)
                         if failing { results.post(.log(.notice, "scores: saving again in \(echoed(s.path, limit: 200))")) }
@@ -116,6 +182,11 @@ public final class ScoreWriter {
                         results.post(.recorded(id: id, roundStart: start, mode: record.mode, score: record.score, rank: rank))
                         if rows > 0 { board(rows) }
                     } catch {
+                        // At exit the rounds the lock kept out are counted in one line, not one each.
+                        if busy.isStopping && error.isBusy {
+                            dropped += 1
+                            continue
+                        }
                         if !failing {
                             let why = error.isFull ? "the disk is full" : "\(error)"
                             results.post(.log(.error, "scores: cannot save a round (\(why)); the game goes on without saving"))

@@ -89,6 +89,51 @@ import Testing
         #expect(r.stderr.contains("not a database"), "\(r.stderr)")
     }
 
+    /// `scores`/`stats` made tables in a zero-length file and read a plain file as an empty state folder.
+    @Test func theCommandsNeverWriteAndSayWhatIsWrong() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        let db = dir.appendingPathComponent("scores.db")
+        try Data().write(to: db)
+        for command in ["scores", "stats"] {
+            let r = try CommandRunner.run([command, "--state-dir", dir.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.hasSuffix(": \(db.path) holds no tables yet\n"), "\(r.stdout)")
+        }
+        #expect(try Data(contentsOf: db).isEmpty, "the commands wrote to the file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scores.db"])
+
+        try Data(repeating: 0x41, count: 4096).write(to: db)
+        let damaged = try CommandRunner.run(["stats", "--state-dir", dir.path])
+        #expect(damaged.status == 1)
+        #expect(damaged.stderr.contains("not a score database"), "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("the kiosk will move it aside (scores.db.corrupt-TIMESTAMP) and start a new one"), "\(damaged.stderr)")
+
+        let plain = dir.appendingPathComponent("plain")
+        try Data([1]).write(to: plain)
+        let fifo = dir.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for state in [plain.path, fifo, "/dev/zero"] {
+            for command in ["scores", "stats"] {
+                let r = try CommandRunner.run([command, "--state-dir", state])
+                #expect(r.status == 1, "\(command) --state-dir \(state): \(r.stdout)")
+                #expect(r.stderr == "bubble-kiosk \(command): \(state): not a directory (the state folder holding scores.db)\n", "\(r.stderr)")
+            }
+        }
+    }
+
+    /// A -wal beside a database that keeps none is another database's: the commands do not read through it.
+    @Test func aStrayWALIsReportedNotRead() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        let w = try CommandRunner.run(["score-writer-test", "--state-dir", dir.path, "--rounds", "2"])
+        #expect(w.status == 0, "\(w.stderr)")
+        let wal = dir.appendingPathComponent("scores.db-wal")
+        try Data(repeating: 7, count: 100).write(to: wal)
+        let r = try CommandRunner.run(["scores", "--state-dir", dir.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("scores.db-wal: left from another database"), "\(r.stderr)")
+        #expect(try Data(contentsOf: wal) == Data(repeating: 7, count: 100))
+    }
+
     @Test func wrongArgumentsExitTwo() throws {
         for (args, message) in [(["scores", "--mode", "arcade"], "--mode expects classic, timed or joystick, got 'arcade'"),
                                 (["stats", "--since", "2026-13-01"], "--since expects a date YYYY-MM-DD, got '2026-13-01'"),

@@ -295,3 +295,63 @@ private func recordingError(_ text: String) -> RecordingError? {
         #expect(TouchTransform(native: PixelSize(width: 100, height: 100)).apply(Vector2(-5, 150)) == Vector2(0, 100))
     }
 }
+
+@Suite struct ContactFloodTests {
+    private let screen = PixelSize(width: 1000, height: 1000)
+    private let protocolA = TouchDeviceInfo(
+        name: "A", axes: [EventCode.ABS_MT_POSITION_X: AxisInfo(minimum: 0, maximum: 999),
+                          EventCode.ABS_MT_POSITION_Y: AxisInfo(minimum: 0, maximum: 999)],
+        keys: [EventCode.BTN_TOUCH])
+
+    /// One protocol A report of `count` contacts on a 60x50 grid, shifted by `shift` units.
+    private func report(_ count: Int, shift: Int32) -> [InputEvent] {
+        let t = TimeStamp(microseconds: Int64(shift) * 10_000)
+        var events = [InputEvent(time: t, type: EventCode.EV_KEY, code: EventCode.BTN_TOUCH, value: 1)]
+        for i in 0..<count {
+            events.append(InputEvent(time: t, type: EventCode.EV_ABS, code: EventCode.ABS_MT_POSITION_X, value: Int32(i % 60) * 16 + shift))
+            events.append(InputEvent(time: t, type: EventCode.EV_ABS, code: EventCode.ABS_MT_POSITION_Y, value: Int32(i / 60 % 60) * 16))
+            events.append(InputEvent(time: t, type: EventCode.EV_SYN, code: EventCode.SYN_MT_REPORT, value: 0))
+        }
+        events.append(InputEvent(time: t, type: EventCode.EV_SYN, code: EventCode.SYN_REPORT, value: 0))
+        return events
+    }
+
+    /// 3,000 contacts a report stalled the loop for seconds: the quadratic matching ran on all.
+    @Test func aReportOfThousandsOfContactsKeepsTheCapAndStableIDs() throws {
+        var decoder = TouchDecoder(device: protocolA, screen: screen)
+        var notes: [String] = []
+        var frames: [[TouchFrame]] = []
+        for shift in 0..<5 {
+            frames.append(report(3000, shift: Int32(shift)).flatMap { decoder.feed($0) })
+            if let note = decoder.takeNote() { notes.append(note) }
+        }
+        let cap = TouchDecoder.maximumContacts
+        #expect(cap == 256)
+        for f in frames {
+            let contacts = try #require(f.last?.contacts)
+            #expect(contacts.count == cap)
+            #expect(Set(contacts.map(\.slot)) == Set(0..<cap))
+        }
+        // Each finger moved one unit: every one keeps its id and slot.
+        let first = try #require(frames.first?.last?.contacts), last = try #require(frames.last?.last?.contacts)
+        #expect(first.map(\.trackingID) == last.map(\.trackingID))
+        #expect(Set(last.map(\.trackingID)).count == cap)
+        #expect(last.first?.position == Vector2(4, 0))
+        // The 1st, 2nd and 4th overfull report are logged, each saying what was dropped.
+        #expect(notes.count == 3)
+        #expect(notes.first == "a report listed 3000 contacts; kept the first 256, dropped the rest (1 such report so far)")
+        #expect(notes.last?.hasSuffix("(4 such reports so far)") == true)
+        #expect(decoder.takeNote() == nil)
+    }
+
+    /// Between the exact matching's limit and the cap, nearest-first still follows the fingers.
+    @Test func manyContactsMovingAreFollowed() throws {
+        var decoder = TouchDecoder(device: protocolA, screen: screen)
+        let a = try #require(report(100, shift: 0).flatMap { decoder.feed($0) }.last?.contacts)
+        let b = try #require(report(100, shift: 3).flatMap { decoder.feed($0) }.last?.contacts)
+        #expect(a.count == 100 && b.count == 100)
+        #expect(a.map(\.trackingID) == b.map(\.trackingID))
+        #expect(zip(a, b).allSatisfy { $1.position.x == $0.position.x + 3 && $1.position.y == $0.position.y })
+        #expect(decoder.takeNote() == nil)
+    }
+}

@@ -62,10 +62,10 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         #expect(try store.roundIDs() == [1, 2, 3, 4, 5, 6, 7])
     }
 
-    @Test func usesWALAndFullSynchronous() throws {
+    @Test func usesARollbackJournalAndFullSynchronous() throws {
         let dir = temporaryDirectory()
         let store = try ScoreStore(directory: dir)
-        #expect(try store.db.query("PRAGMA journal_mode").first?.first?.text == "wal")
+        #expect(try store.db.query("PRAGMA journal_mode").first?.first?.text == "truncate")
         // 2 = FULL: every commit is on the disk when it returns.
         #expect(try store.db.query("PRAGMA synchronous").first?.first?.int == 2)
         #expect(try store.integrityCheck() == ["ok"])

@@ -29,7 +29,7 @@ struct SlotTracker: ContactTracker {
         self.mapping = mapping
         self.reportsPressure = reportsPressure
         // Cap the count so a bogus descriptor cannot make us allocate millions of slots.
-        let count = min(max(Int(slotAxis.maximum) + 1, 1), 256)
+        let count = min(max(Int(slotAxis.maximum) + 1, 1), TouchDecoder.maximumContacts)
         slots = Array(repeating: Slot(), count: count)
     }
 
@@ -114,7 +114,11 @@ struct ReportTracker: ContactTracker {
 
     var pending = Report()
     var pendingHasData = false
+    /// At most `TouchDecoder.maximumContacts`: a report listing thousands would make matching
+    /// (and memory) grow with their square.
     var reports: [Report] = []
+    /// Contacts of the current report beyond the cap, dropped.
+    var droppedInReport = 0
     var sawEmptyReport = false
     /// `BTN_TOUCH` as last seen; nil when unknown (no event yet, or lost in a drop).
     var buttonDown: Bool?
@@ -132,7 +136,7 @@ struct ReportTracker: ContactTracker {
     mutating func apply(_ event: InputEvent) {
         switch (event.type, event.code) {
         case (EventCode.EV_SYN, EventCode.SYN_MT_REPORT):
-            if pendingHasData { reports.append(pending) } else { sawEmptyReport = true }
+            if pendingHasData { keep(pending) } else { sawEmptyReport = true }
             pendingHasData = false
             // Coordinates carry over as a fallback for a contact that omits one; ids do not.
             pending.trackingID = nil
@@ -158,13 +162,20 @@ struct ReportTracker: ContactTracker {
         }
     }
 
+    /// Adds a contact to the current report, or counts it as dropped past the cap.
+    mutating func keep(_ report: Report) {
+        if reports.count < TouchDecoder.maximumContacts { reports.append(report) } else { droppedInReport += 1 }
+    }
+
     mutating func endFrame() -> FrameContacts {
         // Some drivers leave out the SYN_MT_REPORT after the last contact.
-        if pendingHasData { reports.append(pending) }
+        if pendingHasData { keep(pending) }
+        let dropped = droppedInReport
         defer {
             pendingHasData = false
             pending.trackingID = nil
             reports = []
+            droppedInReport = 0
             sawEmptyReport = false
             releasedInFrame = false
         }
@@ -174,7 +185,7 @@ struct ReportTracker: ContactTracker {
             // panels that end a touch only with BTN_TOUCH 0 must not leave it stuck.
             let last = reports.isEmpty ? nil : match(reports).map(\.point)
             contacts = []
-            return FrameContacts(passing: last, contacts: [])
+            return FrameContacts(passing: last, contacts: [], dropped: dropped)
         }
         if releasedInFrame {
             // Lifted and put down again inside one report: these are new fingers.
@@ -187,49 +198,78 @@ struct ReportTracker: ContactTracker {
         }
         // Otherwise the report carried no multi-touch data (some panels send button or
         // pointer-emulation-only reports while held): the fingers stay where they were.
-        return FrameContacts(passing: nil, contacts: contacts.map(\.point))
+        return FrameContacts(passing: nil, contacts: contacts.map(\.point), dropped: dropped)
     }
 
     /// Gives this report's contacts the slots and ids of the previous report's: by the
-    /// device's tracking id where it sends one, else by nearest position.
+    /// device's tracking id where it sends one, else by nearest position. Both sides are at most
+    /// `TouchDecoder.maximumContacts`, and nothing here is worse than their product.
     mutating func match(_ reports: [Report]) -> [Contact] {
         var result = [Contact?](repeating: nil, count: reports.count)
-        var unused = Set(contacts.indices)
+        var unused = [Bool](repeating: true, count: contacts.count)
 
+        var byDeviceID: [Int32: Int] = [:]
+        for (p, c) in contacts.enumerated() {
+            if let id = c.deviceID, byDeviceID[id] == nil { byDeviceID[id] = p }
+        }
         for (r, report) in reports.enumerated() {
-            guard let id = report.trackingID,
-                  let p = contacts.indices.first(where: { unused.contains($0) && contacts[$0].deviceID == id })
-            else { continue }
+            guard let id = report.trackingID, let p = byDeviceID[id], unused[p] else { continue }
             result[r] = moved(contacts[p], to: report)
-            unused.remove(p)
+            unused[p] = false
         }
 
-        var pairs: [(distance: Double, previous: Int, report: Int)] = []
-        for r in reports.indices where reports[r].trackingID == nil {
-            let position = mapping.point(reports[r].x, reports[r].y)
-            for p in unused where contacts[p].deviceID == nil {
-                let d = position.distance(to: contacts[p].point.position)
-                if d <= maxJump { pairs.append((d, p, r)) }
+        let open = reports.indices.filter { reports[$0].trackingID == nil }
+        let candidates = contacts.indices.filter { unused[$0] && contacts[$0].deviceID == nil }
+        if open.count * candidates.count <= Self.exactMatchingPairs {
+            var pairs: [(distance: Double, previous: Int, report: Int)] = []
+            for r in open {
+                let position = mapping.point(reports[r].x, reports[r].y)
+                for p in candidates {
+                    let d = position.distance(to: contacts[p].point.position)
+                    if d <= maxJump { pairs.append((d, p, r)) }
+                }
+            }
+            // Closest pairs first; ties broken by index so the result is deterministic.
+            pairs.sort { ($0.distance, $0.previous, $0.report) < ($1.distance, $1.previous, $1.report) }
+            for pair in pairs where result[pair.report] == nil && unused[pair.previous] {
+                result[pair.report] = moved(contacts[pair.previous], to: reports[pair.report])
+                unused[pair.previous] = false
+            }
+        } else {
+            // More fingers than any real panel has: each in turn takes the nearest left, without
+            // building and sorting every pair.
+            for r in open {
+                let position = mapping.point(reports[r].x, reports[r].y)
+                var best: (distance: Double, previous: Int)?
+                for p in candidates where unused[p] {
+                    let d = position.distance(to: contacts[p].point.position)
+                    if d <= maxJump && d < (best?.distance ?? .infinity) { best = (d, p) }
+                }
+                if let best {
+                    result[r] = moved(contacts[best.previous], to: reports[r])
+                    unused[best.previous] = false
+                }
             }
         }
-        // Closest pairs first; ties broken by index so the result never depends on Set order.
-        pairs.sort { ($0.distance, $0.previous, $0.report) < ($1.distance, $1.previous, $1.report) }
-        for pair in pairs where result[pair.report] == nil && unused.contains(pair.previous) {
-            result[pair.report] = moved(contacts[pair.previous], to: reports[pair.report])
-            unused.remove(pair.previous)
-        }
 
-        var usedSlots = Set(result.compactMap { $0?.point.slot })
+        // Slots stay below the cap: matched ones came from an earlier report of at most as many.
+        var usedSlots = [Bool](repeating: false, count: max(reports.count, contacts.count, 1))
+        for c in result { if let s = c?.point.slot, usedSlots.indices.contains(s) { usedSlots[s] = true } }
+        var slot = 0
         for r in reports.indices where result[r] == nil {
-            var slot = 0
-            while usedSlots.contains(slot) { slot += 1 }
-            usedSlots.insert(slot)
+            while slot < usedSlots.count && usedSlots[slot] { slot += 1 }
+            if slot < usedSlots.count { usedSlots[slot] = true }
             let point = TouchPoint(slot: slot, trackingID: nextID, position: .zero)
+            slot += 1
             nextID += 1
             result[r] = moved(Contact(point: point, deviceID: reports[r].trackingID), to: reports[r])
         }
         return result.compactMap { $0 }.sorted { $0.point.slot < $1.point.slot }
     }
+
+    /// Up to this many (new, previous) pairs are all compared and matched closest first; past it
+    /// (more than 32 fingers each side) each new contact takes the nearest previous one in turn.
+    static let exactMatchingPairs = 1024
 
     func moved(_ contact: Contact, to report: Report) -> Contact {
         var c = contact
@@ -244,6 +284,7 @@ struct ReportTracker: ContactTracker {
         pendingHasData = false
         pending.trackingID = nil
         reports = []
+        droppedInReport = 0
         sawEmptyReport = false
         releasedInFrame = false
     }

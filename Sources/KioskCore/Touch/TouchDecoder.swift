@@ -16,6 +16,14 @@ public struct TouchDecoder: Sendable {
     private var resyncPending = false
     /// Whether the last frame handed out had contacts: what consumers believe is down.
     private var consumersSeeContacts = false
+    /// Reports that listed more contacts than are tracked.
+    private var overfullReports = RateLimitedLog()
+    private var note: String?
+
+    /// Contacts tracked at most: slots of a protocol B device, contacts of one protocol A report.
+    /// No panel has this many; a report listing more (a broken driver or a crafted recording)
+    /// keeps its first ones, so a flood of contacts costs bounded time and memory.
+    public static let maximumContacts = 256
 
     /// A decoder for one device; `deviceIndex` goes into every frame's `device`.
     public init(device: TouchDeviceInfo, screen: PixelSize, deviceIndex: Int = 0) {
@@ -62,8 +70,20 @@ public struct TouchDecoder: Sendable {
         return wasDown ? TouchFrame(time: time, device: deviceIndex, contacts: [], resync: true) : nil
     }
 
+    /// A line for the log when reports listed more contacts than are tracked (the 1st, 2nd,
+    /// 4th... such report), once; nil otherwise. The caller logs it with the device's name.
+    public mutating func takeNote() -> String? {
+        defer { note = nil }
+        return note
+    }
+
     private mutating func endFrame(at time: TimeStamp) -> [TouchFrame] {
         let result = tracker.endFrame()
+        if result.dropped > 0 && overfullReports.note() {
+            let n = overfullReports.count
+            note = "a report listed \(Self.maximumContacts + result.dropped) contacts; kept the first \(Self.maximumContacts), "
+                + "dropped the rest (\(n) such report\(n == 1 ? "" : "s") so far)"
+        }
         var frames: [TouchFrame] = []
         if let passing = result.passing {
             frames.append(TouchFrame(time: time, device: deviceIndex, contacts: passing, resync: resyncPending))
@@ -110,6 +130,8 @@ struct FrameContacts {
     var passing: [TouchPoint]?
     /// Contacts down at the end of the report.
     var contacts: [TouchPoint]
+    /// Contacts the report listed beyond `TouchDecoder.maximumContacts`, left out.
+    var dropped = 0
 }
 
 /// The per-protocol state machine behind `TouchDecoder`.
