@@ -48,11 +48,11 @@ public final class SystemWallClock: LocalWallClock {
         return t.adding(milliseconds: 3_600_000)
     }
 
-    /// Now as local wall time, `2026-12-01 10:15:02 CET` (log lines that say when).
-    public static func now() -> String {
-        var t = time(nil)
+    /// `2026-12-01 10:15:02 CET`: the local wall time at monotonic time `t`.
+    public func stamp(at t: TimeStamp) -> String {
+        var time = time_t((t.microseconds &+ offsetUS()) / 1_000_000)
         var civil = tm()
-        localtime_r(&t, &civil)
+        localtime_r(&time, &civil)
         var buffer = [CChar](repeating: 0, count: 64)
         let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &civil)
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -6,40 +6,26 @@ import KioskRender
 /// Losing the display and getting it back: DRM master taken away, the VT switched; and a
 /// display that changed size (a desktop window resized).
 extension KioskRuntime {
-    static let firstRetryMS = 250.0
-    static let longestRetryMS = 8000.0
-
     func displayLost(_ error: any Error, at now: TimeStamp) {
         log(.error, "\(display.name): \(error); retrying")
-        forgetInputInFlight()
-        displayState = .lost(since: now, retryMS: Self.firstRetryMS)
-        loop.arm(displayRetryTimer, at: now.adding(milliseconds: Self.firstRetryMS))
+        presenter.forgetInputInFlight()
+        loop.arm(ownership.retryTimer, at: ownership.lost(at: now))
         notify(.displayLost(reason: "\(error)"), at: now)
     }
 
     func retryDisplay(at now: TimeStamp) {
-        guard case .lost(let since, let retryMS) = displayState else { return }
+        guard case .lost(let since, _) = displayState else { return }
         // Switched away meanwhile: the switch back takes the display again.
         if let console, !console.isActive { return }
         do {
             try display.resume()
-            displayState = .showing
-            repaintAll()
+            ownership.shown()
+            presenter.repaintAll()
             let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
             log(.notice, "display \(display.name) is back after \(seconds) s")
         } catch {
-            let next = min(retryMS * 2, Self.longestRetryMS)
-            displayState = .lost(since: since, retryMS: next)
-            loop.arm(displayRetryTimer, at: now.adding(milliseconds: next))
+            loop.arm(ownership.retryTimer, at: ownership.retryFailed(at: now))
         }
-    }
-
-    /// The screen's contents are unknown (another program drew, or the mode was set again):
-    /// the next frame repaints all of it, at once.
-    func repaintAll() {
-        renderer.invalidate()
-        lastScene = nil
-        lastFrameAt = nil
     }
 
     /// The display is another size now: the game, the touch mapping, the operator corners and
@@ -57,16 +43,9 @@ extension KioskRuntime {
         touchTransform = Self.touchTransform(display, settings)
         operatorState.input = OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: size)
         if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
-        repaintAll()
+        presenter.repaintAll()
         loop.arm(frameTimer, at: now)
         log(.info, "display \(display.name): now \(size) at \((pxPerMM * 100).rounded() / 100) px/mm; the game is laid out again")
-    }
-
-    /// Input that arrived while nothing could be shown never reached the screen: no latency
-    /// sample for it.
-    func forgetInputInFlight() {
-        unshownInput = nil
-        inFlightInput = nil
     }
 
     // MARK: the VT
@@ -76,9 +55,9 @@ extension KioskRuntime {
         switch console.handleSwitchSignal() {
         case .release:
             display.suspend()
-            forgetInputInFlight()
+            presenter.forgetInputInFlight()
             if console.acknowledgeRelease() {
-                displayState = .switchedAway
+                ownership.switchedAway()
                 log(.info, "VT switched away: display released, the game goes on")
             } else {
                 // No switch was pending (a stray signal): the screen is still ours.
@@ -94,8 +73,8 @@ extension KioskRuntime {
     func takeDisplayBack(at now: TimeStamp) {
         do {
             try display.resume()
-            displayState = .showing
-            repaintAll()
+            ownership.shown()
+            presenter.repaintAll()
         } catch {
             displayLost(error, at: now)
         }

@@ -6,7 +6,7 @@ import KioskPlatform
 /// gestures, their timer, and what the reset's log line reports.
 struct OperatorState {
     var input: OperatorInput
-    var timer: EventLoop.TimerID?
+    let timer: EventLoop.TimerID
     /// Rounds people started since the kiosk started (for the reset's line).
     var rounds = 0
 }
@@ -16,11 +16,8 @@ extension KioskRuntime {
     /// The contacts the stuck-touch filter drops now, where they are (the touch-test screen marks them).
     public var stuckTouches: [StuckTouch] { operatorState.input.stuckTouches }
 
-    /// Registers the operator input's timer and what follows reloads and rounds. Called by `start`.
+    /// Registers what follows reloads and rounds. Called by `start`.
     func startOperator() {
-        operatorState.timer = loop.addTimer("operator") { [unowned self] now in
-            screenOperator(operatorState.input.advance(to: now), at: now)
-        }
         attach(ClosureLayer(event: { [unowned self] event, _ in
             if case .game(.roundStarted(demo: false)) = event { operatorState.rounds += 1 }
         }, reload: { [unowned self] settings in
@@ -43,7 +40,7 @@ extension KioskRuntime {
         armOperator()
     }
 
-    private func screenOperator(_ out: OperatorInput.Output, at time: TimeStamp) {
+    func screenOperator(_ out: OperatorInput.Output, at time: TimeStamp) {
         for contact in out.cancelled { emit(session.cancel(contact, at: time), at: time) }
         for stuck in out.stuck {
             log(.warning, "input: stuck touch on \(deviceName(stuck.contact.device)) slot \(stuck.contact.slot) at "
@@ -59,18 +56,18 @@ extension KioskRuntime {
     }
 
     private func armOperator() {
-        if let timer = operatorState.timer { loop.arm(timer, at: operatorState.input.nextDeadline) }
+        loop.arm(operatorState.timer, at: operatorState.input.nextDeadline)
     }
 
     /// Who, what, when in one line, then the normal clean exit with status 10.
     private func operatorReset(_ gesture: OperatorGesture) {
         let up = Int(gesture.time.milliseconds(since: started) / 1000)
         let rounds = operatorState.rounds
-        log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(SystemWallClock.now()), "
+        log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(displaySleep.wallClock.stamp(at: gesture.time)), "
             + "up \(Self.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
             + "exiting with status \(ExitStatus.operatorReset.rawValue) for a fresh start")
         exitStatus = .operatorReset
-        notifier?.notify("STOPPING=1\nSTATUS=operator reset")
+        service.stopping(status: "operator reset")
         loop.stop()
     }
 

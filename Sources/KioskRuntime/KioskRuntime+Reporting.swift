@@ -3,37 +3,54 @@ import KioskCore
 import KioskPlatform
 import KioskRender
 
+/// What the kiosk shows, ranked once: a display it may not draw on first (lost, switched away,
+/// asleep), then the touch-test screen, then the game's screen. The service status, the
+/// `--status` line and the metrics read it; none ranks the flags again.
+public enum OnScreen: Equatable, Sendable {
+    case displayLost
+    case switchedAway
+    case asleep(DisplaySleepPolicy.Reason)
+    case touchTest
+    case game(KioskGame.Screen)
+}
+
 /// What the kiosk tells people: the service manager's status, `--status` and `--stats` lines.
 extension KioskRuntime {
-    /// What the kiosk does, in a few words for `systemctl status`.
-    public var serviceStatus: String {
+    /// What is on the screen now.
+    public var onScreen: OnScreen {
         switch displayState {
-        case .lost: return "display lost"
-        case .switchedAway: return "VT switched away"
+        case .lost: return .displayLost
+        case .switchedAway: return .switchedAway
         case .showing: break
         }
-        if let asleep = sleepStatus { return asleep }
-        if isTouchTestOpen { return "touch test" }
-        if input.deviceCount == 0 { return "waiting for a touchscreen" }
-        let game = session.game
-        switch game.screen {
-        case .start: return "start screen"
-        case .playing(demo: true): return "demo"
-        case .playing(demo: false): return "playing, score \(game.round?.score ?? 0)"
-        case .roundOver: return "round over, score \(game.round?.score ?? 0)"
+        if let reason = displaySleep.reason { return .asleep(reason) }
+        if isTouchTestOpen { return .touchTest }
+        return .game(session.game.screen)
+    }
+
+    /// What the kiosk does, in a few words for `systemctl status`.
+    public var serviceStatus: String {
+        let score = session.game.round?.score ?? 0
+        switch onScreen {
+        case .displayLost: return "display lost"
+        case .switchedAway: return "VT switched away"
+        case .asleep(let reason): return Self.asleep(reason)
+        case .touchTest: return "touch test"
+        case .game where input.deviceCount == 0: return "waiting for a touchscreen"
+        case .game(.start): return "start screen"
+        case .game(.playing(demo: true)): return "demo"
+        case .game(.playing(demo: false)): return "playing, score \(score)"
+        case .game(.roundOver): return "round over, score \(score)"
         }
     }
 
     /// Sends `STATUS=` when it changed (after READY: before it, systemd shows "activating").
     func reportStatus() {
-        guard readySent else { return }
-        let status = serviceStatus
-        guard status != lastStatus else { return }
-        lastStatus = status
-        notifier?.notify("STATUS=\(status)")
+        service.report(status: serviceStatus)
     }
 
-    /// The `--status` line.
+    /// The `--status` line: what is drawn (`screen=`: the game's screen or the touch test, also
+    /// behind a blank display) and, while nothing can be drawn, why (`display_state=`).
     public func statusLine(_ now: TimeStamp) -> String {
         let game = session.game
         var screen: String
@@ -49,12 +66,12 @@ extension KioskRuntime {
         let t = Int(now.milliseconds(since: started) / 1000)
         var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
             + "input=\(echoed(input.name, limit: 200)) display=\(display.name) wakeups=\(loop.wakeups)"
-        switch displayState {
-        case .showing: break
+        switch onScreen {
+        case .displayLost: line += " display_state=lost"
         case .switchedAway: line += " display_state=vt-away"
-        case .lost: line += " display_state=lost"
+        case .asleep: line += " display_state=asleep"
+        case .touchTest, .game: break
         }
-        if isAsleep { line += " display_state=asleep" }
         return line
     }
 

@@ -10,7 +10,7 @@ extension KioskRuntime {
         switch signo {
         case SIGINT, SIGTERM, SIGQUIT:
             log(.notice, "signal \(signo), stopping")
-            notifier?.notify("STOPPING=1")
+            service.stopping()
             loop.stop()
         case SIGHUP:
             reload()
@@ -25,8 +25,9 @@ extension KioskRuntime {
 
     /// Reads the configuration again; a file with errors keeps every running setting.
     public func reload() {
-        notifier?.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.now().microseconds)")
-        defer { notifier?.notify("READY=1\nSTATUS=\(serviceStatus)") }
+        // systemd compares the stamp with its own monotonic clock: the real one, not the loop's.
+        service.reloading(monotonicUS: EventLoop.now().microseconds)
+        defer { service.reloaded(status: serviceStatus) }
         let result = loadConfig()
         for d in result.diagnostics { log(d.severity == .error ? .error : .warning, "\(d)") }
         if result.hasErrors {

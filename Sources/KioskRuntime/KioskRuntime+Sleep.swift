@@ -5,15 +5,16 @@ import KioskPlatform
 public struct DisplaySleepState {
     /// Why the display sleeps now; nil while it is on.
     public internal(set) var reason: DisplaySleepPolicy.Reason?
-    /// Where the local time of day comes from: the system's; tests put a virtual one here
-    /// before the runtime starts.
-    public var wallClock: LocalWallClock = SystemWallClock() { didSet { lastDecision = nil } }
+    /// Where the local time of day comes from (`Options.wallClock`); tests may put a virtual one
+    /// here before the runtime starts.
+    public var wallClock: LocalWallClock { didSet { lastDecision = nil } }
     /// Times the display went to sleep, and touch frames the sleeping display took since the
     /// start (the rest of the waking touch is `KioskRuntime.touchHold`'s).
     public internal(set) var sleeps = 0
     public internal(set) var swallowedFrames = 0
-    /// The one timer for the policy's next look ("display-sleep"), made on first use.
-    var timer: EventLoop.TimerID?
+    /// The one timer for the policy's next look ("display-sleep"); its firing only wakes the
+    /// loop: the iteration's work looks again.
+    let timer: EventLoop.TimerID
     var lastTouch: TimeStamp?
     var lastWake: TimeStamp?
     var asleepSince: TimeStamp?
@@ -22,7 +23,10 @@ public struct DisplaySleepState {
     /// The policy's latest answer and what it was given (`decideSleep` reuses it).
     var lastDecision: (policy: DisplaySleepPolicy, facts: DisplaySleepPolicy.Facts, decision: DisplaySleepPolicy.Decision)?
 
-    public init() {}
+    init(wallClock: LocalWallClock, timer: EventLoop.TimerID) {
+        self.wallClock = wallClock
+        self.timer = timer
+    }
 }
 
 /// Display sleep: switched off by `[display] sleep_schedule` or an idle start screen, nothing
@@ -31,10 +35,9 @@ public struct DisplaySleepState {
 extension KioskRuntime {
     public var isAsleep: Bool { displaySleep.reason != nil }
 
-    /// `display asleep (schedule 22:00-07:00)` / `display asleep (idle)`, for STATUS=.
-    var sleepStatus: String? {
-        switch displaySleep.reason {
-        case nil: return nil
+    /// `display asleep (schedule 22:00-07:00)` / `display asleep (idle)`: STATUS= and the log.
+    static func asleep(_ reason: DisplaySleepPolicy.Reason) -> String {
+        switch reason {
         case .idle: return "display asleep (idle)"
         case .schedule(let range): return "display asleep (schedule \(range))"
         }
@@ -72,7 +75,7 @@ extension KioskRuntime {
         }
         if still != reason {
             displaySleep.reason = still
-            log(.info, "\(sleepStatus!)")
+            log(.info, Self.asleep(still))
         }
         input.advance(to: now)
         reportStatus()
@@ -88,12 +91,12 @@ extension KioskRuntime {
     func planDisplaySleep(_ now: TimeStamp) {
         let policy = DisplaySleepPolicy(settings)
         if policy.isOff {
-            if let timer = displaySleep.timer { loop.arm(timer, at: nil) }
+            loop.arm(displaySleep.timer, at: nil)
             return
         }
         let decision = decideSleep(now)
         // Not before the first frame (READY=1 waits for it), not while the screen is not ours.
-        guard let reason = decision.asleep, readySent, displayState == .showing, !isTouchTestOpen else {
+        guard let reason = decision.asleep, service.ready, displayState == .showing, !isTouchTestOpen else {
             armSleepTimer(decision.recheck)
             return
         }
@@ -121,12 +124,7 @@ extension KioskRuntime {
     }
 
     private func armSleepTimer(_ at: TimeStamp?) {
-        if displaySleep.timer == nil {
-            guard at != nil else { return }
-            // Its firing only wakes the loop: the iteration's work looks again.
-            displaySleep.timer = loop.addTimer("display-sleep")
-        }
-        loop.arm(displaySleep.timer!, at: at)
+        loop.arm(displaySleep.timer, at: at)
     }
 
     private func fallAsleep(_ reason: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {
@@ -135,11 +133,11 @@ extension KioskRuntime {
         displaySleep.sleeps += 1
         // The demo stops: nothing moves while nobody can see it.
         emit(session.sleep(at: now), at: now)
-        forgetInputInFlight()
+        presenter.forgetInputInFlight()
         switchPower(on: false)
         var until = "a touch"
         if case .schedule(let range) = reason { until += " or \(SleepSchedule.Range.clock(range.end))" }
-        log(.info, "\(sleepStatus!): screen off, nothing drawn until \(until)")
+        log(.info, "\(Self.asleep(reason)): screen off, nothing drawn until \(until)")
         notify(.displaySleep(asleep: true), at: now)
         reportStatus()
         loop.arm(sessionTimer, at: nil)
@@ -153,12 +151,12 @@ extension KioskRuntime {
         displaySleep.lastWake = now
         switchPower(on: true)
         session.wake(at: now)
-        repaintAll()
+        presenter.repaintAll()
         let minutes = displaySleep.asleepSince.map { (now.milliseconds(since: $0) / 6000).rounded() / 10 } ?? 0
         log(.info, "display awake (\(why)) after \(minutes) min asleep")
         notify(.displaySleep(asleep: false), at: now)
         reportStatus()
-        if let timer = displaySleep.timer { loop.arm(timer, at: nil) }
+        loop.arm(displaySleep.timer, at: nil)
     }
 
     private func switchPower(on: Bool) {

@@ -9,7 +9,9 @@ final class TouchTestState {
     var heatmap = TouchHeatmap()
     var downs = TouchDownTracker()
     /// Wakes the loop for the timeout and for long presses on the screen.
-    var timer: EventLoop.TimerID?
+    let timer: EventLoop.TimerID
+
+    init(timer: EventLoop.TimerID) { self.timer = timer }
 }
 
 /// The touch-test screen (issue 11): an installer sees every contact with its device, slot,
@@ -36,7 +38,6 @@ extension KioskRuntime {
         touchTest.model = newTouchTestModel(at: time)
         // The screen takes every frame now, the lifts of a held touch too.
         touchHold.release()
-        if touchTest.timer == nil { touchTest.timer = loop.addTimer("touch-test") }
         log(.notice, "touch test open (closes after \(Int(settings.operator.touchTestTimeoutS.rounded())) s without a touch)")
         notify(.touchTest(open: true), at: time)
         armTouchTestTimer()
@@ -48,7 +49,7 @@ extension KioskRuntime {
         touchTest.model = nil
         // The fingers still down (the five that closed it) must not tap the start screen.
         touchHold.hold(devices: model.contacts.map(\.device))
-        if let timer = touchTest.timer { loop.arm(timer, at: nil) }
+        loop.arm(touchTest.timer, at: nil)
         // The start screen's demo waits its usual time from now.
         emit(session.returnToStart(at: time), at: time)
         log(.notice, "touch test \(reason)")
@@ -145,7 +146,7 @@ extension KioskRuntime {
     }
 
     private func armTouchTestTimer() {
-        guard let timer = touchTest.timer, let model = touchTest.model else { return }
-        loop.arm(timer, at: [touchTestTimeout(model), model.nextDeadline].compactMap { $0 }.min())
+        guard let model = touchTest.model else { return }
+        loop.arm(touchTest.timer, at: [touchTestTimeout(model), model.nextDeadline].compactMap { $0 }.min())
     }
 }

@@ -35,6 +35,9 @@ public final class KioskRuntime: LayerHost {
         /// Shortest time between frames: 60 a second. Some drivers (bochs-drm) report page flips
         /// at once rather than at vblank, and drawing on every flip event would spin.
         public var frameIntervalMS = 1000.0 / 60
+        /// The local time of day (the sleep schedule, the operator reset's line): the system's,
+        /// or a virtual one in tests.
+        public var wallClock: LocalWallClock = SystemWallClock()
 
         public init() {}
     }
@@ -46,7 +49,8 @@ public final class KioskRuntime: LayerHost {
     /// The settings in force (after reloads: what could change while running).
     public internal(set) var settings: Settings
     public internal(set) var session: KioskSession
-    let renderer: SceneRenderer
+    /// Frames to the display: pacing, damage, frame times and latency (`Presenter`).
+    let presenter: Presenter
     var builder: SceneBuilder
     /// Panel coordinates to game coordinates: calibration, then the display's rotation.
     var touchTransform: TouchTransform
@@ -62,56 +66,39 @@ public final class KioskRuntime: LayerHost {
     /// Each event's facts: round numbers, and the round an ending event is about.
     private var facts = EventFactsTracker()
     let console: ConsoleOwner?
-    /// The service manager (systemd), told when the kiosk is ready, what it does, and that the
-    /// loop is alive.
-    let notifier: ServiceNotifier?
-    var readySent = false
-    var lastStatus: String?
+    /// What the service manager (systemd) is told (`ServiceReporter`).
+    var service: ServiceReporter
     /// What `run` returns: `.operatorReset` once the reset gesture stopped the loop.
     public internal(set) var exitStatus = ExitStatus.stopped
     /// The stuck-touch filter and the operator gestures (KioskRuntime+Operator).
     var operatorState: OperatorState
 
-    // Timers.
-    var sessionTimer: EventLoop.TimerID!
-    var frameTimer: EventLoop.TimerID!
-    var inputTimer: EventLoop.TimerID!
-    var displayRetryTimer: EventLoop.TimerID!
+    // The loop's own timers: the session's next deadline, the next frame, the input's next event.
+    let sessionTimer: EventLoop.TimerID
+    let frameTimer: EventLoop.TimerID
+    let inputTimer: EventLoop.TimerID
 
-    // Frames.
     private(set) var started = TimeStamp.zero
-    public private(set) var frames = 0
-    var lastFrameAt: TimeStamp?
-    /// The scene last presented, to tell whether a paced-out frame still has something to show.
-    var lastScene: Scene?
-    var presentFailures = RateLimitedLog()
     var lastScreen: KioskGame.Screen
     /// The touch-test screen and the heatmap since start (`KioskRuntime+TouchTest.swift`).
-    let touchTest = TouchTestState()
+    let touchTest: TouchTestState
 
-    /// Whether the kiosk may draw: the VT can be switched away and DRM master lost.
-    public enum DisplayState: Equatable, Sendable {
-        case showing
-        /// The VT was switched away: drawing stops until it comes back.
-        case switchedAway
-        /// Master was lost some other way: `resume` is retried with backoff.
-        case lost(since: TimeStamp, retryMS: Double)
-    }
-    public internal(set) var displayState = DisplayState.showing
+    /// Whether the kiosk may draw, and the lost display's retries (`DisplayOwnership`).
+    var ownership: DisplayOwnership
+    public var displayState: DisplayState { ownership.state }
     /// The display's sleep (KioskRuntime+Sleep.swift).
-    public var displaySleep = DisplaySleepState()
+    public var displaySleep: DisplaySleepState
     /// The touch that woke the display, or was down when the touch-test screen closed, kept
     /// from the game until every finger lifted.
     public internal(set) var touchHold = TouchHold()
 
-    /// Input-to-screen latency: the oldest input not yet drawn, the input whose frame is on its
-    /// way to the screen, and the measured samples in milliseconds (the latest 4096).
-    var unshownInput: TimeStamp?
-    var inFlightInput: TimeStamp?
-    public private(set) var latencies = SampleRing(capacity: 4096)
-    /// Milliseconds each presented frame took to render and present (monotonic clock, real
-    /// time even on a virtual loop), the latest 4096.
-    public private(set) var frameTimes = SampleRing(capacity: 4096)
+    /// Frames presented since the start.
+    public var frames: Int { presenter.frames }
+    /// Input-to-screen latency samples in milliseconds (the latest 4096).
+    public var latencies: SampleRing { presenter.latencies }
+    /// Milliseconds each presented frame took to render and present (real time even on a
+    /// virtual loop), the latest 4096.
+    public var frameTimes: SampleRing { presenter.frameTimes }
 
     /// - Parameters:
     ///   - settings: the configuration as loaded at start.
@@ -126,16 +113,26 @@ public final class KioskRuntime: LayerHost {
         self.options = options
         self.settings = settings
         self.console = console
-        self.notifier = notifier
+        service = ServiceReporter(notifier: notifier)
         self.loadConfig = loadConfig
         let pxPerMM = Self.pxPerMM(display, settings)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
         touchTransform = Self.touchTransform(display, settings)
-        renderer = SceneRenderer(size: display.size)
+        presenter = Presenter(size: display.size, frameIntervalMS: options.frameIntervalMS)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
-        operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size))
+        operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size),
+                                      timer: loop.addTimer("operator"))
         builder = SceneBuilder(field: field, seed: options.seed)
         lastScreen = session.game.screen
+        displaySleep = DisplaySleepState(wallClock: options.wallClock, timer: loop.addTimer("display-sleep"))
+        // Each timer is made with its owner; what it does is said once `self` is whole.
+        sessionTimer = loop.addTimer("session")
+        frameTimer = loop.addTimer("frame")
+        inputTimer = loop.addTimer("input")
+        ownership = DisplayOwnership(retryTimer: loop.addTimer("display-retry"))
+        touchTest = TouchTestState(timer: loop.addTimer("touch-test"))
+        loop.onFire(ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
+        loop.onFire(operatorState.timer) { [unowned self] now in screenOperator(operatorState.input.advance(to: now), at: now) }
     }
 
     /// The display's density: `[display] px_per_mm`, else what the display reports, else 4.
@@ -189,10 +186,6 @@ public final class KioskRuntime: LayerHost {
     /// benchmarks call it and then `step`.
     public func start() throws {
         started = loop.now
-        sessionTimer = loop.addTimer("session")
-        frameTimer = loop.addTimer("frame")
-        inputTimer = loop.addTimer("input")
-        displayRetryTimer = loop.addTimer("display-retry") { [unowned self] now in retryDisplay(at: now) }
         startOperator()
         followOperatorGestures()
         if let every = options.screenshotEvery {
@@ -206,11 +199,10 @@ public final class KioskRuntime: LayerHost {
                 [unowned self] now in output(statusLine(now))
             }
         }
-        if let interval = notifier?.watchdogIntervalMS {
-            // At half the interval, from the loop itself: a hung loop misses it and is restarted.
-            let period = max(interval / 2, 1)
+        if let period = service.keepAlivePeriodMS {
+            // From the loop itself: a hung loop misses it and is restarted.
             loop.addRepeatingTimer("watchdog", everyMS: period, from: started.adding(milliseconds: period)) { [unowned self] _ in
-                notifier?.notify("WATCHDOG=1")
+                service.keepAlive()
             }
         }
         if let d = options.duration {
@@ -223,7 +215,7 @@ public final class KioskRuntime: LayerHost {
             if !console.isActive {
                 // Started on a VT that is not in front: wait for the switch to it.
                 display.suspend()
-                displayState = .switchedAway
+                ownership.switchedAway()
             }
         }
         if let fd = display.eventFD {
@@ -239,12 +231,7 @@ public final class KioskRuntime: LayerHost {
             notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
         })
         display.onResize = { [unowned self] in displayResized(at: loop.now) }
-        display.onVisible = { [unowned self] shownAt in
-            guard let input = inFlightInput else { return }
-            inFlightInput = nil
-            // The kernel stamps evdev events and flips with CLOCK_MONOTONIC, like the loop.
-            latencies.add(shownAt.milliseconds(since: input))
-        }
+        display.onVisible = { [unowned self] shownAt in presenter.shown(at: shownAt) }
         if options.attractNow { emit(session.startDemo(at: started), at: started) }
         if options.touchTest { openTouchTest(at: started) }
         loop.onIteration = { [unowned self] now in update(now) }
@@ -258,7 +245,7 @@ public final class KioskRuntime: LayerHost {
         if takeWakingTouch(frame) { return }
         // The touch-test screen shows every finger, held or not.
         if !isTouchTestOpen && touchHold.keeps(frame) { return }
-        if unshownInput == nil { unshownInput = frame.time }
+        presenter.noteInput(at: frame.time)
         if touchTestTakes(raw, panel: panel) { return }
         countTouchDowns(frame)
         let events = session.process(frame)
@@ -313,43 +300,28 @@ public final class KioskRuntime: LayerHost {
             // A flip is on its way; its event wakes the loop. Look again soon in case it is lost.
             return now.adding(milliseconds: 50)
         }
-        // A millisecond early is on time: timers and flips do not land to the microsecond.
-        let due = lastFrameAt.map { $0.adding(milliseconds: max(0, options.frameIntervalMS - 1)) } ?? now
         let scene = touchTestScene(at: now) ?? builder.scene(session, at: now)
-        guard now >= due else { return scene != lastScene ? due : nil }
-        let renderStart = EventLoop.now()
-        let damage = renderer.render(scene)
-        guard !damage.isEmpty else { return nil }
-        do {
-            inFlightInput = unshownInput ?? inFlightInput
-            unshownInput = nil
-            try display.present(renderer.frame.buffer, damage: damage)
-            frameTimes.add(EventLoop.now().milliseconds(since: renderStart))
-            if !readySent {
-                // The first frame is on screen: that is what "started" means for a kiosk.
-                readySent = true
-                lastStatus = serviceStatus
-                notifier?.notify("READY=1\nSTATUS=\(lastStatus!)")
+        switch presenter.present(scene, on: display, at: now) {
+        case .presented(let first):
+            if first {
+                service.firstFrame(status: serviceStatus)
                 log(.info, "first frame on screen")
                 notify(.firstFrame, at: now)
             }
-            frames += 1
-            lastFrameAt = now
-            lastScene = scene
-            presentFailures.reset()
-        } catch let error as DisplayError {
+            return nil
+        case .unchanged:
+            return nil
+        case .paced(let due):
+            return due
+        case .lost(let error):
             displayLost(error, at: now)
-        } catch {
-            // A failing display fails every frame: say so on the 1st, 2nd, 4th, 8th... time.
-            if presentFailures.note() {
-                log(.error, "display \(display.name): \(error) (\(presentFailures.count) times)")
-            }
-            // What was drawn never reached the screen: draw it all again, in a second even if
-            // nothing moves, so a passing failure does not leave a stale picture.
-            renderer.invalidate()
+            return nil
+        case .failed(let error, let times, let report):
+            // A failing display fails every frame: said on the 1st, 2nd, 4th, 8th... time.
+            if report { log(.error, "display \(display.name): \(error) (\(times) times)") }
+            // In a second even if nothing moves, so a passing failure does not leave a stale picture.
             return now.adding(milliseconds: 1000)
         }
-        return nil
     }
 
     /// The exit path: the last screenshot, the display and the console given back, stats.

@@ -7,6 +7,8 @@ public protocol LocalWallClock: AnyObject {
     /// The first monotonic time after `t` at which the local clock shows `minute` (minutes
     /// since midnight; 1440 is the next midnight).
     func next(minute: Int, after t: TimeStamp) -> TimeStamp
+    /// The local date and time at `t`, for log lines that say when.
+    func stamp(at t: TimeStamp) -> String
 }
 
 /// Days of exactly 24 hours with local midnight at a given monotonic time: runtime and policy
@@ -28,6 +30,16 @@ public final class VirtualWallClock: LocalWallClock {
         let us = t.microseconds &- midnight.microseconds
         let r = us % Self.dayUS
         return Int((r < 0 ? r + Self.dayUS : r) / 1_000_000)
+    }
+
+    /// `day N HH:MM:SS`, day 0 the one that starts at `midnight`.
+    public func stamp(at t: TimeStamp) -> String {
+        let us = t.microseconds &- midnight.microseconds
+        var day = us / Self.dayUS
+        if us < 0 && us % Self.dayUS != 0 { day -= 1 }
+        let s = secondsSinceMidnight(at: t)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "day \(day) \(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
     }
 
     public func next(minute: Int, after t: TimeStamp) -> TimeStamp {

@@ -1,0 +1,43 @@
+import KioskCore
+import KioskPlatform
+
+/// Whether the kiosk may draw: the VT can be switched away and DRM master lost.
+public enum DisplayState: Equatable, Sendable {
+    case showing
+    /// The VT was switched away: drawing stops until it comes back.
+    case switchedAway
+    /// Master was lost some other way: `resume` is retried with backoff.
+    case lost(since: TimeStamp, retryMS: Double)
+}
+
+/// The display's ownership: shown, switched away, or lost and retried with a backoff that
+/// doubles from `firstRetryMS` to `longestRetryMS`. Its retry timer is made with it.
+struct DisplayOwnership {
+    static let firstRetryMS = 250.0
+    static let longestRetryMS = 8000.0
+
+    private(set) var state = DisplayState.showing
+    let retryTimer: EventLoop.TimerID
+
+    init(retryTimer: EventLoop.TimerID) { self.retryTimer = retryTimer }
+
+    var isShowing: Bool { state == .showing }
+
+    mutating func shown() { state = .showing }
+
+    mutating func switchedAway() { state = .switchedAway }
+
+    /// Lost now: when to try to take it back first.
+    mutating func lost(at now: TimeStamp) -> TimeStamp {
+        state = .lost(since: now, retryMS: Self.firstRetryMS)
+        return now.adding(milliseconds: Self.firstRetryMS)
+    }
+
+    /// A retry failed: when to try next (nil when it is not lost).
+    mutating func retryFailed(at now: TimeStamp) -> TimeStamp? {
+        guard case .lost(let since, let retryMS) = state else { return nil }
+        let next = min(retryMS * 2, Self.longestRetryMS)
+        state = .lost(since: since, retryMS: next)
+        return now.adding(milliseconds: next)
+    }
+}
