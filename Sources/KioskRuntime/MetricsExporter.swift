@@ -4,8 +4,9 @@ import KioskPlatform
 
 /// Fleet metrics: counts the kiosk's events and, while `[metrics] textfile` names a file,
 /// rewrites that file every `interval_s` for Prometheus node_exporter's textfile collector
-/// (no server in the kiosk). Each write is atomic: a temporary file in the same folder
-/// (`NAME.prom.tmp.PID`, which the collector ignores: it reads only `*.prom`), fsync, rename.
+/// (no server in the kiosk). Each write goes through `OutputFile`: atomic, a temporary file in the
+/// same folder (`NAME.prom.tmp.PID`, which the collector ignores: it reads only `*.prom`), fsync,
+/// rename; a FIFO or device at the path is refused, not replaced.
 ///
 /// The loop renders the text (a few KB); a writer thread does the file work, so a slow SD card's
 /// fsync never delays a frame. At most one write is in flight: a stuck disk skips writes rather
@@ -142,7 +143,7 @@ public final class MetricsExporter {
 
     private static func attempt(_ path: String, _ bytes: [UInt8]) -> String? {
         do {
-            try FileSystem.writeAtomically(path, bytes)
+            try OutputFile.write(path, bytes)
             return nil
         } catch {
             return "\(error)"
