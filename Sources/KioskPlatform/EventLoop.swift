@@ -62,11 +62,15 @@ public final class EventLoop {
     /// the others, logged (rate-limited) and otherwise ignored, never passed to `onSignal`.
     /// Blocked rather than set to SIG_IGN, which hooks would inherit; they get an empty mask.
     public static let ignoredSignals: [Int32] = [SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPWR]
+    /// The ignored signals this loop reads (one given to `watch` goes to `onSignal` instead),
+    /// and how often each came.
+    private var ignoring: Set<Int32> = []
     private var ignoredCounts: [Int32: RateLimitedLog] = [:]
 
     public init(clock: KioskClock = MonotonicClock.shared, signals: [Int32] = EventLoop.standardSignals) throws {
         self.clock = clock
         self.signals = signals
+        ignoring = Set(signals).intersection(Self.ignoredSignals)
         _ = CLinux_ignore_sigpipe()
         timerFD = try retryingInterrupts("timerfd_create", "event loop timer") { CLinux_timerfd_create() }
         do {
@@ -92,6 +96,7 @@ public final class EventLoop {
 
     /// Also delivers `signal` to `onSignal` (say, a VT's release and acquire signal).
     public func watch(signal: Int32) throws {
+        ignoring.remove(signal)
         guard !signals.contains(signal) else { return }
         signals.append(signal)
         try retryingInterrupts("signalfd", "event loop signals") {
@@ -222,7 +227,7 @@ public final class EventLoop {
 
     private func readSignals() {
         while case let signo = CLinux_signalfd_read(signalFD), signo > 0 {
-            if Self.ignoredSignals.contains(Int32(signo)) {
+            if ignoring.contains(Int32(signo)) {
                 ignored(signal: Int32(signo))
             } else {
                 onSignal(Int32(signo))

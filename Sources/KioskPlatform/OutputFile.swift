@@ -79,6 +79,16 @@ public enum OutputFile {
         try retryingInterrupts("rename", target) { rename(tmp, target) }
         renamed = true
     }
+
+    /// Why a write failed, without the path, for a line that names the path first (so a long
+    /// path is not shown twice): `No such file or directory (open, errno 2)`.
+    public static func reason(_ error: any Error) -> String {
+        switch error {
+        case let refusal as OutputRefusal: return refusal.reason
+        case let error as SystemError: return "\(String(cString: strerror(error.errno))) (\(error.call), errno \(error.errno))"
+        default: return "\(error)"
+        }
+    }
 }
 
 /// An output file that was not written because something other than a regular file is in its place.
@@ -93,7 +103,8 @@ public struct OutputRefusal: Error, Equatable, CustomStringConvertible {
         self.kind = kind
     }
 
-    public var description: String {
-        "\(echoed(path, limit: 200)): not a regular file (\(kind)); left as it is"
-    }
+    /// What is wrong, without the path.
+    public var reason: String { "not a regular file (\(kind)); left as it is" }
+
+    public var description: String { "\(echoed(path, limit: 200)): \(reason)" }
 }

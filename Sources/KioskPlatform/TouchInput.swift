@@ -94,7 +94,7 @@ public final class ReplayTouchInput: TouchInput {
             } catch {
                 ended = true
                 // The running kiosk's log: `bubble-kiosk: FILE:LINE: message` at error level.
-                Console.log(.error, "\(error); the replay stops there")
+                Console.log(.error, "\(error)")
                 return nil
             }
         }

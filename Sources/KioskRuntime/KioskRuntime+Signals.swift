@@ -55,7 +55,7 @@ extension KioskRuntime {
             try OutputFile.write(path, PNGWriter.pngBytes(display.snapshot()))
             if path == screenshotPath { log(.info, "screenshot written to \(echoed(path, limit: 200))") }
         } catch {
-            log(.error, "screenshot not written: \(error)")
+            log(.error, "screenshot \(echoed(path, limit: 200)): \(OutputFile.reason(error))")
         }
     }
 }
