@@ -21,8 +21,8 @@ struct RunCommand: KioskCommand {
         --display virtual draws into memory (default 1280x800); --screenshot writes
         the screen as PNG on exit, --screenshot-every while running; --status prints one line a
         second; --attract starts the demo round at once; --duration stops after that many seconds
-        (default: run until SIGINT or SIGTERM). --input replay:FILE plays an evemu recording in
-        real time as if it came from a touchscreen; --input evdev uses every touchscreen, including
+        (0.1 to 10^8, a plain decimal; default: run until SIGINT or SIGTERM). --input replay:FILE
+        plays an evemu recording in real time as if it came from a touchscreen; --input evdev uses every touchscreen, including
         ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
         virtual display. --grab (or [input] grab = true) keeps the touch devices from other
         programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
@@ -35,7 +35,8 @@ struct RunCommand: KioskCommand {
         bubble-kiosk-desktop adds --display window (its default): a desktop window (default
         1280x800, or --fullscreen) played with the mouse (Shift-click parks a second finger) or touch.
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
-        screenshot.
+        screenshot; SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU and SIGPWR are logged and ignored. An
+        output path holding a FIFO, a device or a directory is refused and left as it is.
         """
 
     /// `--duration` bounds: at least a few frames (a shorter run ends before the first frame
