@@ -146,7 +146,8 @@ public final class MetricsExporter {
             try OutputFile.write(path, bytes)
             return nil
         } catch {
-            return "\(error)"
+            // The log line names the path first; the reason alone keeps it from showing twice.
+            return OutputFile.reason(error)
         }
     }
 
@@ -188,7 +189,7 @@ public final class MetricsExporter {
         if let error = outcome.error {
             if failedWrites == 0 && failureRuns.note() {
                 failureLogged = true
-                runtime.log(.error, "metrics: cannot write \(path): \(error); the kiosk goes on, retrying every "
+                runtime.log(.error, "metrics: cannot write \(echoed(path, limit: 200)): \(error); the kiosk goes on, retrying every "
                     + "\(PrometheusText.format(settings.intervalS)) s")
             }
             failedWrites += 1
@@ -196,7 +197,7 @@ public final class MetricsExporter {
         }
         writes += 1
         if failureLogged {
-            runtime.log(.notice, "metrics: \(path) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
+            runtime.log(.notice, "metrics: \(echoed(path, limit: 200)) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
         }
         failedWrites = 0
         failureLogged = false
