@@ -22,8 +22,8 @@ struct RunCommand: KioskCommand {
         the screen as PNG on exit, --screenshot-every while running; --status prints one line a
         second; --attract starts the demo round at once; --duration stops after that many seconds
         (0.1 to 10^8, a plain decimal; default: run until SIGINT or SIGTERM). --input replay:FILE
-        plays an evemu recording in real time as if it came from a touchscreen; --input evdev uses every touchscreen, including
-        ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
+        plays an evemu recording in real time as if it came from a touchscreen; --input evdev uses
+        every touchscreen, including ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
         virtual display. --grab (or [input] grab = true) keeps the touch devices from other
         programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
         the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless

@@ -50,19 +50,19 @@ public enum OutputFile {
     public static func write(_ path: String, _ bytes: [UInt8]) throws {
         let target = try check(path)
         var st = stat()
-        let mode: mode_t = stat(target, &st) == 0 ? st.st_mode & 0o7777 : 0o644
+        let existingMode: mode_t? = stat(target, &st) == 0 ? st.st_mode & 0o7777 : nil
         let tmp = target + ".tmp.\(getpid())"
         // A leftover from a crashed run of the same pid goes first; O_EXCL|O_NOFOLLOW then makes
         // sure the temporary file is ours and not a link planted to redirect the write.
         unlink(tmp)
         let fd = try retryingInterrupts("open", tmp) {
-            open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, existingMode ?? 0o644)
         }
         var renamed = false
         defer { if !renamed { unlink(tmp) } }
         do {
-            // An existing file keeps its permissions (the umask narrowed the create mode).
-            if mode != 0o644 { _ = fchmod(fd, mode) }
+            // A replaced file keeps its permissions (the umask narrowed the create mode).
+            if let existingMode { _ = fchmod(fd, existingMode) }
             var offset = 0
             while offset < bytes.count {
                 let n = try bytes.withUnsafeBytes { buf in

@@ -3,7 +3,8 @@
 /// and at most `limit` characters as shown (escapes count at their shown length): a longer text
 /// is cut to fit with `...` at its end, so a huge value, or one full of escapes, cannot flood
 /// the log. The only place that escapes: every message quoting what a user supplied goes
-/// through it, and a line quoting several values gives each a share of about 300 characters.
+/// through it, and a line quoting several values gives each a share of the 300 characters a
+/// log line may have (`Console.maximumLineLength`, which cuts the rest).
 ///
 /// Quotes are left to the caller: `"got '\(echoed(value))'"`.
 public func echoed<S: StringProtocol>(_ text: S, limit: Int = 80) -> String {
