@@ -95,7 +95,7 @@ struct Benchmark {
             timer.stop()
         }
         if let pngPath {
-            do { try PNGWriter.writePNG(renderer.frame, to: pngPath) } catch {
+            do { try OutputFile.write(pngPath, PNGWriter.pngBytes(renderer.frame)) } catch {
                 Console.errorLine("bubble-kiosk bench: \(error)")
             }
         }

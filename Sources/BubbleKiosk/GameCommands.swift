@@ -83,6 +83,10 @@ struct PlayCommand: KioskCommand {
         guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
         let seed = try args.requiredSeed()
         let setup = try GameSetup(args)
+        // A FIFO, a device or a directory where an output goes fails the command before the replay.
+        for option in ["audio-out", "screenshot"] {
+            if let path = args.value(option) { try OutputFile.check(path) }
+        }
         guard var recording = loadRecording(args.positionals[0]) else { return 2 }
         let origin = recording.firstEventTime ?? .zero
         var round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: origin)
@@ -118,7 +122,7 @@ func writeScreenshot(of round: Round, seed: UInt64, at end: TimeStamp, to path: 
     var builder = SceneBuilder(field: round.field, seed: seed)
     let renderer = SceneRenderer(size: round.field.size)
     _ = renderer.render(builder.scene(KioskSession(game: game), at: settle))
-    try PNGWriter.writePNG(renderer.frame, to: path)
+    try OutputFile.write(path, PNGWriter.pngBytes(renderer.frame))
 }
 
 /// `bubble-kiosk gestures`: what the recogniser makes of a recording, one JSON object a line.

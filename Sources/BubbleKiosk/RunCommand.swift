@@ -21,9 +21,9 @@ struct RunCommand: KioskCommand {
         --display virtual draws into memory (default 1280x800); --screenshot writes
         the screen as PNG on exit, --screenshot-every while running; --status prints one line a
         second; --attract starts the demo round at once; --duration stops after that many seconds
-        (default: run until SIGINT or SIGTERM). --input replay:FILE plays an evemu recording in
-        real time as if it came from a touchscreen; --input evdev uses every touchscreen, including
-        ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
+        (0.1 to 10^8, a plain decimal; default: run until SIGINT or SIGTERM). --input replay:FILE
+        plays an evemu recording in real time as if it came from a touchscreen; --input evdev uses
+        every touchscreen, including ones plugged in later, and evdev:PATH that one device. The default is evdev, or none with a
         virtual display. --grab (or [input] grab = true) keeps the touch devices from other
         programs. --stats prints frames, wake-ups and input-to-screen latency (input event time to
         the frame showing it) at exit. --state-dir is where SIGUSR1 screenshots go unless
@@ -35,11 +35,13 @@ struct RunCommand: KioskCommand {
         bubble-kiosk-desktop adds --display window (its default): a desktop window (default
         1280x800, or --fullscreen) played with the mouse (Shift-click parks a second finger) or touch.
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
-        screenshot.
+        screenshot; SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU and SIGPWR are logged and ignored. An
+        output path holding a FIFO, a device or a directory is refused and left as it is.
         """
 
-    /// Longest `--duration`: about three years, far inside the clock's range.
-    static let longestDuration = 1e8
+    /// `--duration` bounds: at least a few frames (a shorter run ends before the first frame
+    /// shows), at most about three years, far inside the clock's range.
+    static let durations: ClosedRange<Double> = 0.1...1e8
     /// `--screenshot-every` bounds: PNGs no faster than ten a second, at least one a day.
     static let screenshotPeriods: ClosedRange<Double> = 0.1...86_400
 
@@ -48,7 +50,8 @@ struct RunCommand: KioskCommand {
         var rest = Array(argv)
         var every: (Double, String)?
         if let i = rest.firstIndex(of: "--screenshot-every") {
-            guard i + 2 < rest.count, let seconds = Double(rest[i + 1]), screenshotPeriods.contains(seconds) else {
+            // Plain decimals, as in the config: no `0x10`, `1e-1`, `inf`.
+            guard i + 2 < rest.count, let seconds = parseConfigDouble(rest[i + 1]), screenshotPeriods.contains(seconds) else {
                 throw UsageError("--screenshot-every expects SECONDS PATH, SECONDS from 0.1 to 86400")
             }
             every = (seconds, rest[i + 2])
@@ -57,11 +60,11 @@ struct RunCommand: KioskCommand {
         let args = try Arguments(rest[...], valued: ["display", "input", "config", "screenshot", "duration", "seed",
                                                          "drm-device", "connector", "mode", "state-dir"],
                                  flags: ["status", "attract", "stats", "grab", "fullscreen", "touch-test"])
-        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(args.positionals[0]))'") }
         var duration: Double?
         if let d = args.value("duration") {
-            guard let v = Double(d), v > 0, v <= longestDuration else {
-                throw UsageError("--duration expects seconds from 0 to \(Int(longestDuration)), got '\(echoed(d))'")
+            guard let v = parseConfigDouble(d), durations.contains(v) else {
+                throw UsageError("--duration expects seconds from 0.1 to \(Int(durations.upperBound)) written as a plain decimal, got '\(echoed(d))'")
             }
             duration = v
         }
@@ -72,8 +75,10 @@ struct RunCommand: KioskCommand {
         let configPath = args.value("config")
         let config = ConfigLoader.load(configPath: configPath)
         for d in config.diagnostics { Console.log(d.severity == .error ? .error : .warning, "\(d)") }
-        if let configPath, config.diagnostics.contains(where: { $0.file == configPath && $0.line == nil }) {
-            // The one file asked for is unreadable: no guessing what the operator meant.
+        if let configPath, config.unreadableFiles.contains(configPath) {
+            // The one file asked for is unreadable: no guessing what the operator meant. Findings
+            // in a file that was read (however many) only fall back to defaults, as a reload does.
+            Console.log(.error, "not starting: the file given with --config cannot be read (exit \(ExitStatus.configUnusable.rawValue))")
             return ExitStatus.configUnusable.rawValue
         }
         let settings = config.settings
@@ -98,8 +103,8 @@ struct RunCommand: KioskCommand {
                                         grab: args.has("grab") || settings.input.grab,
                                         window: isWindow ? display : nil) else { return 2 }
         var options = KioskRuntime.Options()
-        options.screenshotPath = args.value("screenshot")
-        options.screenshotEvery = every
+        options.screenshotPath = usableOutput(args.value("screenshot"), option: "--screenshot")
+        options.screenshotEvery = every.flatMap { e in usableOutput(e.1, option: "--screenshot-every").map { (e.0, $0) } }
         options.statusLines = args.has("status")
         options.attractNow = args.has("attract")
         options.duration = duration
@@ -113,8 +118,21 @@ struct RunCommand: KioskCommand {
                                    console: console, notifier: SystemdNotifier(),
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         runtime.attach(operatorLayers(scoreDirectory: StateDirectory.resolveForStore(flag: args.value("state-dir"))))
-        Console.log(.info, "display \(echoed(display.name, limit: 200)), input \(echoed(input.name, limit: 200)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
+        Console.log(.info, "display \(echoed(display.name, limit: 120)), input \(echoed(input.name, limit: 120)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
         return try runtime.run()
+    }
+
+    /// `path` when the kiosk may write it; nil after one line saying why not (a FIFO, a device,
+    /// a directory is there): the kiosk runs on without that output rather than not at all.
+    static func usableOutput(_ path: String?, option: String) -> String? {
+        guard let path else { return nil }
+        do {
+            try OutputFile.check(path)
+            return path
+        } catch {
+            Console.log(.error, "\(option) ignored: \(error)")
+            return nil
+        }
     }
 
     /// The layers operators configure, each fed by the runtime's events and none of them on the

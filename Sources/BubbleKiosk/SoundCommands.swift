@@ -23,7 +23,7 @@ struct GenerateSoundsCommand: KioskCommand {
         }
         for effect in SoundEffect.allCases {
             let path = dir + "/" + effect.configName + ".wav"
-            try FileSystem.writeAtomically(path, SoundSynth.wav(for: effect))
+            try OutputFile.write(path, SoundSynth.wav(for: effect))
             Console.line(path)
         }
         return 0
@@ -68,6 +68,6 @@ struct AudioOut {
     /// The mix as a WAV file, at least as long as the replay.
     func write(to path: String, end: TimeStamp) throws {
         let frames = AudioTimeline.frame(at: Double(end.microseconds - origin.microseconds) / 1e6)
-        try FileSystem.writeAtomically(path, WAVFile.encode(timeline.render(minimumFrames: frames), channels: 2, rate: SoundClip.outputRate))
+        try OutputFile.write(path, WAVFile.encode(timeline.render(minimumFrames: frames), channels: 2, rate: SoundClip.outputRate))
     }
 }

@@ -21,6 +21,8 @@ struct TouchHeatmapCommand: KioskCommand {
         guard let out = args.value("out"), !out.isEmpty else { throw UsageError("--out FILE.png is required") }
         let days: Int? = args.value("days") == nil ? nil : try args.int("days", default: 1, range: 1...3650)
         let size = try args.size() ?? PixelSize(width: 1280, height: 800)
+        // A FIFO, a device or a directory at --out fails the command before the database is read.
+        try OutputFile.check(out)
         let directory = StateDirectory.resolveForReading(flag: args.value("state-dir"))
         let path = ScoreStore.path(in: directory)
         let store = try ScoreStore(existingIn: directory)
@@ -31,11 +33,11 @@ struct TouchHeatmapCommand: KioskCommand {
         let pxPerMM = max(1.5, Double(min(size.width, size.height)) / 200)
         let renderer = SceneRenderer(size: size)
         renderer.render(TouchTestScene.heatmapScene(map, size: size, pxPerMM: pxPerMM, title: title))
-        try PNGWriter.writePNG(renderer.frame, to: out)
+        try OutputFile.write(out, PNGWriter.pngBytes(renderer.frame))
         if store == nil {
-            Console.line("no touches recorded yet: \(echoed(path, limit: 200)) does not exist; wrote an empty map to \(echoed(out, limit: 200))")
+            Console.line("no touches recorded yet: \(echoed(path, limit: 120)) does not exist; wrote an empty map to \(echoed(out, limit: 120))")
         } else if map.isEmpty {
-            Console.line("no touches recorded (\(span)) in \(echoed(path, limit: 200)); wrote an empty map to \(echoed(out, limit: 200))")
+            Console.line("no touches recorded (\(span)) in \(echoed(path, limit: 120)); wrote an empty map to \(echoed(out, limit: 120))")
         } else {
             Console.line("wrote \(echoed(out, limit: 200)): \(map.total) touches on \(touchedDays) day\(touchedDays == 1 ? "" : "s") (\(span)), "
                          + "at most \(map.maximum) in one cell")

@@ -65,9 +65,9 @@ public enum ConfigLoader {
             // Not there (or a dangling drop-in symlink): nothing to apply.
         } catch let refusal as FileRefusal {
             // `FILE: too large (...)` says it all; "cannot read" would suggest permissions.
-            builder.report(.error(path, nil, refusal.description))
+            builder.reportUnreadable(path, refusal.description)
         } catch {
-            builder.report(.error(path, nil, "cannot read: \(reason(error))"))
+            builder.reportUnreadable(path, "cannot read: \(reason(error))")
         }
     }
 

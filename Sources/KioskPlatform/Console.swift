@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KioskCore
 
 /// Writes to standard output and error through the file descriptors
 /// (the C `stderr` global is not concurrency-safe in Swift 6).
@@ -10,8 +11,16 @@ public enum Console {
 
     /// Prints a line to standard output.
     public static func line(_ text: String) { out(text + "\n") }
-    /// Prints a line to standard error (a warning, to the journal).
-    public static func errorLine(_ text: String) { err((toJournal ? "<4>" : "") + text + "\n") }
+    /// Prints a line to standard error (a warning, to the journal), bounded as `bounded` says.
+    public static func errorLine(_ text: String) { err((toJournal ? "<4>" : "") + bounded(text) + "\n") }
+
+    /// Longest message a line on standard error carries, in characters as shown.
+    public static let maximumLineLength = 300
+
+    /// `text` as one log line: through `echoed`, so whatever a message quotes unescaped still
+    /// cannot drive the terminal or split the line (already escaped text is left as it is), and
+    /// cut to `maximumLineLength`, however many values and paths it quotes.
+    public static func bounded(_ text: String) -> String { echoed(text, limit: maximumLineLength) }
 
     /// How serious a log line is; the journal reads it from a `<N>` prefix (sd-daemon.h).
     public enum Level: Int, Sendable {
@@ -24,7 +33,7 @@ public enum Console {
     /// Logs `bubble-kiosk: message` on standard error, with the level's `<N>` prefix when
     /// standard error is the journal, so `journalctl -p err` finds the errors.
     public static func log(_ level: Level, _ message: String) {
-        err((toJournal ? "<\(level.rawValue)>" : "") + "bubble-kiosk: " + message + "\n")
+        err((toJournal ? "<\(level.rawValue)>" : "") + "bubble-kiosk: " + bounded(message) + "\n")
     }
 
     /// Whether standard error is the journal: systemd sets `JOURNAL_STREAM` to its device and

@@ -52,14 +52,25 @@ public final class EventLoop {
     public var log: (String) -> Void = { Console.errorLine("bubble-kiosk: \($0)") }
 
     /// The signals every kiosk process watches: stop (SIGINT, SIGTERM, SIGQUIT), reload (SIGHUP)
-    /// and screenshot (SIGUSR1). A loop blocks them from normal delivery, so worker threads
-    /// started later inherit the mask, and ignores SIGPIPE: a closed pipe fails a write with
-    /// EPIPE instead of killing the kiosk with its display unrestored.
-    public static let standardSignals: [Int32] = [SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGUSR1]
+    /// and screenshot (SIGUSR1), and the `ignoredSignals`. A loop blocks them from normal
+    /// delivery, so worker threads started later inherit the mask, and ignores SIGPIPE: a closed
+    /// pipe fails a write with EPIPE instead of killing the kiosk with its display unrestored.
+    public static let standardSignals: [Int32] = [SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGUSR1] + ignoredSignals
+
+    /// Signals whose default action ends the process but which mean nothing to the kiosk (a
+    /// stray `kill -USR2`, timers it never set, a CPU limit, a UPS's power warning): read like
+    /// the others, logged (rate-limited) and otherwise ignored, never passed to `onSignal`.
+    /// Blocked rather than set to SIG_IGN, which hooks would inherit; they get an empty mask.
+    public static let ignoredSignals: [Int32] = [SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPWR]
+    /// The ignored signals this loop reads (one given to `watch` goes to `onSignal` instead),
+    /// and how often each came.
+    private var ignoring: Set<Int32> = []
+    private var ignoredCounts: [Int32: RateLimitedLog] = [:]
 
     public init(clock: KioskClock = MonotonicClock.shared, signals: [Int32] = EventLoop.standardSignals) throws {
         self.clock = clock
         self.signals = signals
+        ignoring = Set(signals).intersection(Self.ignoredSignals)
         _ = CLinux_ignore_sigpipe()
         timerFD = try retryingInterrupts("timerfd_create", "event loop timer") { CLinux_timerfd_create() }
         do {
@@ -85,6 +96,7 @@ public final class EventLoop {
 
     /// Also delivers `signal` to `onSignal` (say, a VT's release and acquire signal).
     public func watch(signal: Int32) throws {
+        ignoring.remove(signal)
         guard !signals.contains(signal) else { return }
         signals.append(signal)
         try retryingInterrupts("signalfd", "event loop signals") {
@@ -220,7 +232,19 @@ public final class EventLoop {
     }
 
     private func readSignals() {
-        while case let signo = CLinux_signalfd_read(signalFD), signo > 0 { onSignal(Int32(signo)) }
+        while case let signo = CLinux_signalfd_read(signalFD), signo > 0 {
+            if ignoring.contains(Int32(signo)) {
+                ignored(signal: Int32(signo))
+            } else {
+                onSignal(Int32(signo))
+            }
+        }
+    }
+
+    private func ignored(signal signo: Int32) {
+        guard ignoredCounts[signo, default: RateLimitedLog()].note() else { return }
+        let count = ignoredCounts[signo]?.count ?? 1
+        log("signal \(signo) (\(IgnoredSignalName.of(signo))) ignored" + (count > 1 ? " (\(count) so far)" : ""))
     }
 
     private func drainTimerFD() {

@@ -55,7 +55,7 @@ public enum FileSystem {
         return fd
     }
 
-    private static func fileKind(_ mode: mode_t) -> String {
+    static func fileKind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFDIR: return "a directory"
         case S_IFIFO: return "a FIFO"
@@ -66,31 +66,9 @@ public enum FileSystem {
         }
     }
 
-    /// Writes a file atomically: a temporary file in the same folder, fsync, then rename,
-    /// so a power cut never leaves half a file.
+    /// Writes a file atomically; see `OutputFile.write` (the one writer every output goes through).
     public static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
-        let tmp = path + ".tmp.\(getpid())"
-        let fd = try retryingInterrupts("open", tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        var ok = false
-        defer {
-            if !ok { unlink(tmp) }
-        }
-        do {
-            var offset = 0
-            while offset < bytes.count {
-                let n = try bytes.withUnsafeBytes { buf in
-                    try retryingInterrupts("write", tmp) { write(fd, buf.baseAddress! + offset, buf.count - offset) }
-                }
-                offset += n
-            }
-            try retryingInterrupts("fsync", tmp) { fsync(fd) }
-        } catch {
-            close(fd)
-            throw error
-        }
-        close(fd)
-        try retryingInterrupts("rename", path) { rename(tmp, path) }
-        ok = true
+        try OutputFile.write(path, bytes)
     }
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }

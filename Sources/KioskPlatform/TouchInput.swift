@@ -94,7 +94,8 @@ public final class ReplayTouchInput: TouchInput {
                 queued = decoder.feed(event)
             } catch {
                 ended = true
-                Console.errorLine("\(error)")
+                // The running kiosk's log: `bubble-kiosk: FILE:LINE: message` at error level.
+                Console.log(.error, "\(error)")
                 return nil
             }
         }

@@ -49,16 +49,14 @@ extension KioskRuntime {
         return dir.hasSuffix("/") ? dir + "screenshot.png" : dir + "/screenshot.png"
     }
 
-    /// Writes what the screen shows as PNG, atomically (a reader never sees half a file).
+    /// Writes what the screen shows as PNG through `OutputFile` (atomic; a FIFO, a device or a
+    /// directory at `path` is refused and left alone); a failure is one line, the kiosk goes on.
     public func writeScreenshot(_ path: String) {
-        let tmp = path + ".tmp.\(getpid())"
         do {
-            try PNGWriter.writePNG(display.snapshot(), to: tmp)
-            try retryingInterrupts("rename", path) { rename(tmp, path) }
-            if !path.isEmpty && path == screenshotPath { log(.info, "screenshot written to \(path)") }
+            try OutputFile.write(path, PNGWriter.pngBytes(display.snapshot()))
+            if path == screenshotPath { log(.info, "screenshot written to \(echoed(path, limit: 200))") }
         } catch {
-            unlink(tmp)
-            log(.error, "screenshot \(path): \(error)")
+            log(.error, "screenshot \(echoed(path, limit: 200)): \(OutputFile.reason(error))")
         }
     }
 }

@@ -182,8 +182,9 @@ func parseConfigInt(_ text: String) -> Int? {
 }
 
 /// Plain decimals only (`3`, `-0.5`, `.5`); `Double.init` alone would also take
-/// `nan`, `inf`, `1e3` and hex floats, which no operator means in a kiosk config.
-func parseConfigDouble(_ text: String) -> Double? {
+/// `nan`, `inf`, `1e3` and hex floats, which no operator means in a kiosk config (nor on a
+/// command line: the commands' numeric options use it too).
+public func parseConfigDouble(_ text: String) -> Double? {
     var bytes = Substring(text).utf8[...]
     if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
     let isDigit = { (b: UInt8) in b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }

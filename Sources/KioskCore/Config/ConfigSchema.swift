@@ -113,13 +113,14 @@ public struct ConfigKey: Sendable {
                 settings[keyPath: path] = nil
                 return nil
             }
-            // A path is handed to open(2): no control bytes, and within PATH_MAX.
+            // A path is handed to open(2) and quoted in log lines: no control or bidi characters
+            // (what `echoed` escapes), and within PATH_MAX.
             guard text.hasPrefix("/"), text.utf8.count < 4096,
-                  !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
+                  !text.unicodeScalars.contains(where: isEscapedByEcho) else { return rejected }
             settings[keyPath: path] = text
         case .text(let path, _, let check):
             guard !text.isEmpty, text.utf8.count < 4096,
-                  !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return rejected }
+                  !text.unicodeScalars.contains(where: isEscapedByEcho) else { return rejected }
             if let expected = check?(text) { return "expected \(expected), got '\(echoed(text))'" }
             settings[keyPath: path] = text
         case .commandLine(let path):
@@ -282,11 +283,16 @@ public struct ConfigResult: Sendable {
     public var diagnostics: [ConfigDiagnostic]
     /// Files that were read, in order; empty when only built-in defaults apply.
     public var files: [String]
+    /// Files that could not be read at all (missing when required, a FIFO, too large, no
+    /// permission): said here, not guessed from a finding without a line number.
+    public var unreadableFiles: [String]
 
-    public init(settings: Settings, diagnostics: [ConfigDiagnostic] = [], files: [String] = []) {
+    public init(settings: Settings, diagnostics: [ConfigDiagnostic] = [], files: [String] = [],
+                unreadableFiles: [String] = []) {
         self.settings = settings
         self.diagnostics = diagnostics
         self.files = files
+        self.unreadableFiles = unreadableFiles
     }
 
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
@@ -300,6 +306,7 @@ public struct ConfigBuilder: Sendable {
     private var settings: Settings
     private var diagnostics: [ConfigDiagnostic] = []
     private var files: [String] = []
+    private var unreadableFiles: [String] = []
     /// Where each key's current value came from, so cross-checks can blame the right line.
     private var origins: [String: Origin] = [:]
     private var applied = 0
@@ -362,9 +369,15 @@ public struct ConfigBuilder: Sendable {
         }
     }
 
-    /// Records a finding from outside any file's text, such as a file that cannot be read.
+    /// Records a finding from outside any file's text, such as a folder that cannot be listed.
     public mutating func report(_ diagnostic: ConfigDiagnostic) {
         diagnostics.append(diagnostic)
+    }
+
+    /// Records that `file` could not be read at all (an error without a line: `FILE: message`).
+    public mutating func reportUnreadable(_ file: String, _ message: String) {
+        diagnostics.append(.error(file, nil, message))
+        unreadableFiles.append(file)
     }
 
     private mutating func apply(_ entry: ConfigEntry, lastLines: inout [String: Int]) -> [ConfigDiagnostic] {
@@ -435,6 +448,6 @@ public struct ConfigBuilder: Sendable {
             low.copy(from: defaults, to: &settings)
             high.copy(from: defaults, to: &settings)
         }
-        return ConfigResult(settings: settings, diagnostics: diagnostics, files: files)
+        return ConfigResult(settings: settings, diagnostics: diagnostics, files: files, unreadableFiles: unreadableFiles)
     }
 }

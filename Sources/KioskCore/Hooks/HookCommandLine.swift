@@ -34,7 +34,7 @@ public struct HookCommandLine: Equatable, Sendable {
             case .unbalancedDoubleQuote: return "a double quote (\") is not closed"
             case .trailingBackslash: return "it ends in a backslash with nothing to escape"
             case .tooLong: return "it is longer than \(HookCommandLine.maximumLength) bytes"
-            case .controlCharacter: return "it holds a control character"
+            case .controlCharacter: return "it holds a control or bidi character"
             }
         }
     }
@@ -42,9 +42,10 @@ public struct HookCommandLine: Equatable, Sendable {
     /// Splits `text`; nil for a blank line (no hook), a problem for a line that is not valid.
     public static func parse(_ text: String) -> Result<HookCommandLine?, Problem> {
         guard text.utf8.count <= maximumLength else { return .failure(.tooLong) }
-        // Tabs separate words; every other control byte (NUL, escape, newline) has no place in
-        // an argument list typed into a config file.
-        if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+        // Tabs separate words; every other control character (NUL, escape, newline, C1) and the
+        // bidi overrides that make a logged line read differently from what runs (what `echoed`
+        // escapes) have no place in an argument list typed into a config file.
+        if text.unicodeScalars.contains(where: { $0 != "\t" && isEscapedByEcho($0) }) {
             return .failure(.controlCharacter)
         }
         var words: [String] = []

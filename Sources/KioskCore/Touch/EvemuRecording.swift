@@ -14,7 +14,8 @@ public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(file):\(line): \(message)" }
+    // The file name comes from a command line: shown escaped and short, as every quoted value.
+    public var description: String { "\(echoed(file, limit: 200)):\(line): \(message)" }
 }
 
 /// A device description and its events, read from the text `evemu-record` writes.

@@ -3,8 +3,9 @@ import KioskCore
 
 /// Fleet metrics: counts the kiosk's events and, while `[metrics] textfile` names a file,
 /// rewrites that file every `interval_s` for Prometheus node_exporter's textfile collector
-/// (no server in the kiosk). Each write is atomic: a temporary file in the same folder
-/// (`NAME.prom.tmp.PID`, which the collector ignores: it reads only `*.prom`), fsync, rename.
+/// (no server in the kiosk). Each write goes through `OutputFile`: atomic, a temporary file in the
+/// same folder (`NAME.prom.tmp.PID`, which the collector ignores: it reads only `*.prom`), fsync,
+/// rename; a FIFO or device at the path is refused, not replaced.
 ///
 /// The loop renders the text (a few KB); a writer thread does the file work, so a slow SD card's
 /// fsync never delays a frame. At most one write is in flight: a stuck disk skips writes rather
@@ -156,10 +157,11 @@ public final class MetricsExporter: KioskLayer {
 
     private static func attempt(_ path: String, _ bytes: [UInt8]) -> String? {
         do {
-            try FileSystem.writeAtomically(path, bytes)
+            try OutputFile.write(path, bytes)
             return nil
         } catch {
-            return "\(error)"
+            // The log line names the path first; the reason alone keeps it from showing twice.
+            return OutputFile.reason(error)
         }
     }
 
@@ -201,7 +203,7 @@ public final class MetricsExporter: KioskLayer {
         if let error = outcome.error {
             if failedWrites == 0 && failureRuns.note() {
                 failureLogged = true
-                log(.error, "metrics: cannot write \(path): \(error); the kiosk goes on, retrying every "
+                log(.error, "metrics: cannot write \(echoed(path, limit: 200)): \(error); the kiosk goes on, retrying every "
                     + "\(PrometheusText.format(settings.intervalS)) s")
             }
             failedWrites += 1
@@ -209,7 +211,7 @@ public final class MetricsExporter: KioskLayer {
         }
         writes += 1
         if failureLogged {
-            log(.notice, "metrics: \(path) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
+            log(.notice, "metrics: \(echoed(path, limit: 200)) written again after \(failedWrites) failed write\(failedWrites == 1 ? "" : "s")")
         }
         failedWrites = 0
         failureLogged = false
