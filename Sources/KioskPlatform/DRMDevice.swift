@@ -190,20 +190,20 @@ public struct DRMResources {
 /// An open DRM card (/dev/dri/cardN): typed access to its KMS objects and master status.
 public final class DRMDevice {
     public let path: String
-    public let fd: Int32
+    /// The card, closed with the device.
+    public let descriptor: FileDescriptor
+    /// The card's number for libdrm calls, while the device lives.
+    var fd: Int32 { descriptor.rawValue }
 
     /// Opens the card read-write, non-blocking (events are read only when poll says so).
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            if errno == EACCES || errno == EPERM { throw DisplaySetupError.permissionDenied(path: path, group: "video") }
-            throw SystemError("open", path)
+        do {
+            descriptor = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+        } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
+            throw DisplaySetupError.permissionDenied(path: path, group: "video")
         }
-        self.fd = fd
     }
-
-    deinit { close(fd) }
 
     /// `/dev/dri/card*` in numeric order (card2 before card10). Numbers change between boots,
     /// so callers choose by what is connected, not by index.

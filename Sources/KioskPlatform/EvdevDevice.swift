@@ -8,7 +8,10 @@ import KioskCore
 /// `TouchDecoder` understands, so a decoder fed from here never needs to know about libevdev.
 public final class EvdevDevice {
     public let path: String
-    public let fd: Int32
+    /// The event node, closed with the device (after libevdev lets go of it).
+    public let descriptor: FileDescriptor
+    /// The node's number for polling and C calls, while the device lives.
+    var fd: Int32 { descriptor.rawValue }
     public let info: TouchDeviceInfo
     public let id: InputDeviceID
     /// Event types (`EV_*`) the device reports; the device report shows relative axes from it.
@@ -18,15 +21,12 @@ public final class EvdevDevice {
     /// Opens `path` read-only and non-blocking and reads its capabilities.
     /// Throws `SystemError` (errno EACCES for missing permissions, ENOENT/ENODEV when it vanished).
     public init(path: String) throws {
-        let fd = try retryingInterrupts("open", path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         var handle: OpaquePointer?
-        let rc = libevdev_new_from_fd(fd, &handle)
-        guard rc == 0, let handle else {
-            close(fd)
-            throw SystemError("libevdev_new_from_fd", path, errno: -rc)
-        }
+        let rc = libevdev_new_from_fd(descriptor.rawValue, &handle)
+        guard rc == 0, let handle else { throw SystemError("libevdev_new_from_fd", path, errno: -rc) }
         self.path = path
-        self.fd = fd
+        self.descriptor = descriptor
         self.handle = handle
         id = InputDeviceID(bus: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(handle)),
                            vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(handle)),
@@ -38,7 +38,6 @@ public final class EvdevDevice {
 
     deinit {
         libevdev_free(handle)
-        close(fd)
     }
 
     private static func readInfo(_ h: OpaquePointer) -> TouchDeviceInfo {

@@ -35,8 +35,10 @@ public final class EventLoop {
     public let clock: KioskClock
     private var sources: [Source] = []
     private var timers: [Timer] = []
-    private let timerFD: Int32
-    private let signalFD: Int32
+    private let timer: FileDescriptor
+    private let signalSet: FileDescriptor
+    private var timerFD: Int32 { timer.rawValue }
+    private var signalFD: Int32 { signalSet.rawValue }
     private var signals: [Int32]
     private var armedDeadline: TimeStamp?
     /// Set when the timerfd could not be armed: poll's own timeout keeps the deadlines then.
@@ -61,20 +63,12 @@ public final class EventLoop {
         self.clock = clock
         self.signals = signals
         _ = CLinux_ignore_sigpipe()
-        timerFD = try retryingInterrupts("timerfd_create", "event loop timer") { CLinux_timerfd_create() }
-        do {
-            signalFD = try retryingInterrupts("signalfd", "event loop signals") {
-                signals.withUnsafeBufferPointer { CLinux_signalfd_set(-1, $0.baseAddress, Int32($0.count)) }
-            }
-        } catch {
-            close(timerFD)
-            throw error
-        }
-    }
-
-    deinit {
-        close(timerFD)
-        close(signalFD)
+        timer = FileDescriptor(adopting: try retryingInterrupts("timerfd_create", "event loop timer") {
+            CLinux_timerfd_create()
+        })
+        signalSet = FileDescriptor(adopting: try retryingInterrupts("signalfd", "event loop signals") {
+            signals.withUnsafeBufferPointer { CLinux_signalfd_set(-1, $0.baseAddress, Int32($0.count)) }
+        })
     }
 
     /// The monotonic clock, which the kernel stamps evdev events and page flips with.
@@ -92,7 +86,8 @@ public final class EventLoop {
         }
     }
 
-    /// Watches `fd` for input until `remove` is called with it.
+    /// Watches `fd` for input until `remove` is called with it. The loop only polls the number:
+    /// whoever opened the descriptor owns it, and removes it here before closing it.
     public func add(fd: Int32, name: String, onReadable: @escaping () -> Void) {
         sources.append(Source(fd: fd, name: name, onReadable: onReadable))
     }

@@ -18,8 +18,8 @@ public enum FileSystem {
     /// Reads a whole regular file of at most `limit` bytes; throws `FileRefusal` for anything
     /// else (a FIFO, a device, a directory, a bigger file).
     public static func readBytes(_ path: String, limit: Int = defaultReadLimit) throws -> [UInt8] {
-        let fd = try openRegularFile(path)
-        defer { close(fd) }
+        let file = try openRegularFile(path)
+        let fd = file.rawValue
         var st = stat()
         if fstat(fd, &st) == 0, Int(st.st_size) > limit { throw FileRefusal.tooLarge(bytes: Int(st.st_size), limit: limit) }
         var result: [UInt8] = []
@@ -38,21 +38,15 @@ public enum FileSystem {
 
     /// Opens `path` for reading when it is a regular file (after symlinks), else throws
     /// `FileRefusal.notRegular`. O_NONBLOCK keeps the open itself from waiting for a FIFO's writer.
-    public static func openRegularFile(_ path: String) throws -> Int32 {
-        let fd = try retryingInterrupts("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    public static func openRegularFile(_ path: String) throws -> FileDescriptor {
+        let file = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = file.rawValue
         var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let error = SystemError("fstat", path)
-            close(fd)
-            throw error
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw FileRefusal.notRegular(kind: fileKind(st.st_mode))
-        }
+        guard fstat(fd, &st) == 0 else { throw SystemError("fstat", path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw FileRefusal.notRegular(kind: fileKind(st.st_mode)) }
         // Reads must block as usual (on regular files O_NONBLOCK changes nothing, but be plain).
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return fd
+        return file
     }
 
     private static func fileKind(_ mode: mode_t) -> String {
@@ -70,25 +64,22 @@ public enum FileSystem {
     /// so a power cut never leaves half a file.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
         let tmp = path + ".tmp.\(getpid())"
-        let fd = try retryingInterrupts("open", tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions: 0o644)
+        let fd = file.rawValue
         var ok = false
         defer {
             if !ok { unlink(tmp) }
         }
-        do {
-            var offset = 0
-            while offset < bytes.count {
-                let n = try bytes.withUnsafeBytes { buf in
-                    try retryingInterrupts("write", tmp) { write(fd, buf.baseAddress! + offset, buf.count - offset) }
-                }
-                offset += n
+        var offset = 0
+        while offset < bytes.count {
+            let n = try bytes.withUnsafeBytes { buf in
+                try retryingInterrupts("write", tmp) { write(fd, buf.baseAddress! + offset, buf.count - offset) }
             }
-            try retryingInterrupts("fsync", tmp) { fsync(fd) }
-        } catch {
-            close(fd)
-            throw error
+            offset += n
         }
-        close(fd)
+        try retryingInterrupts("fsync", tmp) { fsync(fd) }
+        // A failed close can be the write's delayed error (NFS, a full disk): never rename then.
+        try file.close()
         try retryingInterrupts("rename", path) { rename(tmp, path) }
         ok = true
     }
@@ -144,7 +135,7 @@ public enum FileRefusal: Error, Equatable, CustomStringConvertible {
 
 /// Reads a file line by line in constant memory, for recordings of any length.
 public final class LineReader {
-    private let fd: Int32
+    private let file: FileDescriptor
     private let path: String
     private var buffer: [UInt8] = []
     private var start = 0
@@ -154,10 +145,8 @@ public final class LineReader {
     /// Opens `path`, which must be a regular file.
     public init(path: String) throws {
         self.path = path
-        self.fd = try FileSystem.openRegularFile(path)
+        self.file = try FileSystem.openRegularFile(path)
     }
-
-    deinit { close(fd) }
 
     /// The next line without its line end (see `EvemuLineSplitter.line`), nil at the end.
     public func next() throws(RecordingError) -> String? {
@@ -194,7 +183,7 @@ public final class LineReader {
         }
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(file.rawValue, $0.baseAddress, $0.count) }
             if n > 0 {
                 buffer.append(contentsOf: chunk[0..<n])
                 return

@@ -70,8 +70,10 @@ public final class HookRunner {
         let event: HookEvent
         let pid: pid_t
         let started: TimeStamp
-        var pidfd: Int32?
-        var output: Int32?
+        /// Readable when the process exits; nil without pidfds (then a timer polls).
+        var pidfd: FileDescriptor?
+        /// The read end of its standard output and error, until end of output or the limit.
+        var output: FileDescriptor?
         var exited = false
         /// When the next step against it is due: SIGTERM, then SIGKILL; nil after SIGKILL.
         var deadline: TimeStamp?
@@ -90,6 +92,7 @@ public final class HookRunner {
         }
 
         var label: String { "hook \(event.rawValue)[\(pid)]" }
+        var watchedByPidfd: Bool { pidfd?.rawValue != nil }
     }
 
     /// - Parameter environment: the variables children inherit (default: the kiosk's own),
@@ -201,11 +204,7 @@ public final class HookRunner {
         }
         for run in runs {
             closeOutput(run)
-            if let fd = run.pidfd {
-                loop.remove(fd: fd)
-                close(fd)
-                run.pidfd = nil
-            }
+            if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
         }
         runs.removeAll()
     }
@@ -279,24 +278,21 @@ public final class HookRunner {
 
     private func spawn(_ event: HookEvent, path: String, words: [String], payload: HookPayload,
                        at now: TimeStamp) throws -> Run {
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
-        try retryingInterrupts("pipe2", "hook \(event.rawValue) input") { CLinux_pipe_cloexec(&input) }
-        do {
-            try retryingInterrupts("pipe2", "hook \(event.rawValue) output") { CLinux_pipe_cloexec(&output) }
-        } catch {
-            close(input[0]); close(input[1])
-            throw error
-        }
+        var fds: [Int32] = [-1, -1]
+        try retryingInterrupts("pipe2", "hook \(event.rawValue) input") { CLinux_pipe_cloexec(&fds) }
+        let inputRead = FileDescriptor(adopting: fds[0]), inputWrite = FileDescriptor(adopting: fds[1])
+        try retryingInterrupts("pipe2", "hook \(event.rawValue) output") { CLinux_pipe_cloexec(&fds) }
+        let outputRead = FileDescriptor(adopting: fds[0]), outputWrite = FileDescriptor(adopting: fds[1])
         // Only the kiosk's ends are non-blocking: the child's are ordinary blocking pipes.
-        _ = fcntl(input[1], F_SETFL, O_NONBLOCK)
-        _ = fcntl(output[0], F_SETFL, O_NONBLOCK)
+        _ = fcntl(inputWrite.rawValue, F_SETFL, O_NONBLOCK)
+        _ = fcntl(outputRead.rawValue, F_SETFL, O_NONBLOCK)
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, inputRead.rawValue, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputWrite.rawValue, 1)
+        posix_spawn_file_actions_adddup2(&actions, outputWrite.rawValue, 2)
         _ = CLinux_spawn_closefrom(&actions, 3)
 
         var attributes = posix_spawnattr_t()
@@ -323,26 +319,24 @@ public final class HookRunner {
                 posix_spawn(&pid, path, &actions, &attributes, a.baseAddress!, e.baseAddress!)
             }
         }
-        close(input[0])
-        close(output[1])
-        guard status == 0 else {
-            close(input[1])
-            close(output[0])
-            throw SystemError("posix_spawn", path, errno: status)
-        }
+        // The child has its copies now; closing a pipe end loses nothing, so failures do not matter.
+        try? inputRead.close()
+        try? outputWrite.close()
+        guard status == 0 else { throw SystemError("posix_spawn", path, errno: status) }
 
         // The JSON line fits the pipe's buffer; a hook that never reads it loses nothing else.
         var line = Array(payload.json.utf8)
         if line.count > Self.maximumPayloadBytes { line = Array(HookPayload(event, time: wallClock()).json.utf8) }
-        _ = line.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
-        close(input[1])
+        _ = line.withUnsafeBytes { write(inputWrite.rawValue, $0.baseAddress, $0.count) }
+        try? inputWrite.close()
 
         let run = Run(event: event, pid: pid, started: now, deadline: now.adding(milliseconds: settings.timeoutS * 1000))
-        run.output = output[0]
-        loop.add(fd: output[0], name: run.label) { [unowned self, unowned run] in readOutput(run) }
+        let outputFD = outputRead.rawValue
+        run.output = consume outputRead
+        loop.add(fd: outputFD, name: run.label) { [unowned self, unowned run] in readOutput(run) }
         let pidfd = usesPidfds ? CLinux_pidfd_open(pid) : -1
         if pidfd >= 0 {
-            run.pidfd = pidfd
+            run.pidfd = FileDescriptor(adopting: pidfd)
             loop.add(fd: pidfd, name: run.label) { [unowned self, unowned run] in reap(run) }
         }
         return run
@@ -351,7 +345,7 @@ public final class HookRunner {
     // MARK: - Looking after runs
 
     private func handleTimer(_ now: TimeStamp) {
-        for run in runs where !run.exited && run.pidfd == nil { reap(run) }
+        for run in runs where !run.exited && !run.watchedByPidfd { reap(run) }
         for run in runs {
             guard let due = run.deadline, due <= now else { continue }
             if !run.terminated {
@@ -376,7 +370,7 @@ public final class HookRunner {
     private func armTimer() {
         guard !stopped else { return }
         var next = runs.compactMap(\.deadline).min()
-        if runs.contains(where: { !$0.exited && $0.pidfd == nil }) {
+        if runs.contains(where: { !$0.exited && !$0.watchedByPidfd }) {
             let poll = loop.now.adding(milliseconds: 100)
             next = min(next ?? poll, poll)
         }
@@ -389,11 +383,7 @@ public final class HookRunner {
         let r = waitpid(run.pid, &status, WNOHANG)
         if r == 0 || (r < 0 && errno == EINTR) { return }
         run.exited = true
-        if let fd = run.pidfd {
-            loop.remove(fd: fd)
-            close(fd)
-            run.pidfd = nil
-        }
+        if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
         let seconds = formatSeconds(loop.now.milliseconds(since: run.started) / 1000)
         if r < 0 {
             log(.error, "\(run.label): waitpid: \(String(cString: strerror(errno)))")
@@ -411,20 +401,18 @@ public final class HookRunner {
     }
 
     private func finishIfDone(_ run: Run) {
-        guard run.exited, run.output == nil else { return }
+        guard run.exited, run.output?.rawValue == nil else { return }
         runs.removeAll { $0 === run }
     }
 
     private func closeOutput(_ run: Run) {
-        guard let fd = run.output else { return }
+        guard let output = run.output.take() else { return }
         flushPartial(run)
-        loop.remove(fd: fd)
-        close(fd)
-        run.output = nil
+        loop.remove(fd: output.rawValue)
     }
 
     private func readOutput(_ run: Run) {
-        guard let fd = run.output else { return }
+        guard let fd = run.output?.rawValue else { return }
         var buffer = [UInt8](repeating: 0, count: 4096)
         // A few reads per wake-up, so a flood cannot hold up the frame.
         for _ in 0..<16 {

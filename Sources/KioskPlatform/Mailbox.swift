@@ -7,14 +7,14 @@ import Synchronization
 /// never blocks, so neither side can stall the other.
 public final class Mailbox<Message: Sendable>: Sendable {
     private let queue = Mutex<[Message]>([])
-    /// Readable while messages are waiting.
-    public let fd: Int32
+    /// The eventfd, owned (and closed) by the mailbox.
+    private let counter: FileDescriptor
+    /// Readable while messages are waiting: the number to poll, while the mailbox lives.
+    public var fd: Int32 { counter.rawValue }
 
     public init(name: String) throws {
-        fd = try retryingInterrupts("eventfd", name) { CLinux_eventfd_create() }
+        counter = FileDescriptor(adopting: try retryingInterrupts("eventfd", name) { CLinux_eventfd_create() })
     }
-
-    deinit { close(fd) }
 
     /// Queues `message` and wakes the other side; callable from any thread.
     public func post(_ message: Message) {

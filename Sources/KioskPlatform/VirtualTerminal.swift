@@ -33,7 +33,8 @@ public final class VirtualTerminal: ConsoleOwner {
     public var name: String { "/dev/tty\(number)" }
 
     /// Our own descriptor for the VT (a dup), so a closed or redirected stdin cannot take it away.
-    private let fd: Int32
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
     private let savedKDMode: Int32
     private let savedVTMode: vt_mode
     private var restored = false
@@ -48,16 +49,12 @@ public final class VirtualTerminal: ConsoleOwner {
             throw SystemError("fstat", "fd \(fd)")
         }
         guard let number = vtNumber(mode: info.st_mode, device: info.st_rdev) else { return nil }
-        let own = try retryingInterrupts("fcntl(F_DUPFD_CLOEXEC)", "/dev/tty\(number)") { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
-        do {
-            return try VirtualTerminal(fd: own, number: number)
-        } catch {
-            close(own)
-            throw error
-        }
+        // Closed again if taking the VT fails (the parameter is consumed either way).
+        return try VirtualTerminal(FileDescriptor.duplicate(fd, context: "/dev/tty\(number)"), number: number)
     }
 
-    private init(fd: Int32, number: Int) throws {
+    private init(_ descriptor: consuming FileDescriptor, number: Int) throws {
+        let fd = descriptor.rawValue
         let name = "/dev/tty\(number)"
         var kd: Int32 = 0
         try retryingInterrupts("KDGETMODE", name) { CLinux_kd_get_mode(fd, &kd) }
@@ -79,7 +76,7 @@ public final class VirtualTerminal: ConsoleOwner {
             _ = CLinux_vt_set_mode(fd, &back)
             throw error
         }
-        self.fd = fd
+        self.descriptor = descriptor
         self.number = number
         switchSignal = signal
         savedKDMode = kd
@@ -89,7 +86,6 @@ public final class VirtualTerminal: ConsoleOwner {
 
     deinit {
         restore()
-        close(fd)
     }
 
     /// The VT number of a character device 4:1...4:63 (tty1..tty63); nil for anything else,
