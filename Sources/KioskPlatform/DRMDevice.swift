@@ -374,6 +374,7 @@ public final class DumbBuffer {
         var fbID: UInt32 = 0
         guard drmModeAddFB(device.fd, UInt32(width), UInt32(height), 24, 32, pitch, handle, &fbID) == 0 else {
             let error = SystemError("drmModeAddFB", context)
+            // Cleanup on a failure path: the error already being thrown is the one to report.
             _ = CDRM_destroy_dumb(device.fd, handle)
             throw error
         }
@@ -387,7 +388,8 @@ public final class DumbBuffer {
         }
         guard let mapped else {
             let error = SystemError(failedCall, context)
-            drmModeRmFB(device.fd, fbID)
+            // Cleanup on a failure path: the error already being thrown is the one to report.
+            _ = drmModeRmFB(device.fd, fbID)
             _ = CDRM_destroy_dumb(device.fd, handle)
             throw error
         }
@@ -403,8 +405,13 @@ public final class DumbBuffer {
     }
 
     deinit {
-        munmap(pixels, byteCount)
-        drmModeRmFB(device.fd, fbID)
-        _ = CDRM_destroy_dumb(device.fd, handle)
+        // Nothing to retry: the kernel frees them with the card's descriptor anyway. Logged
+        // because a failure here points at a driver problem.
+        let context = "\(device.path) \(width)x\(height) dumb buffer"
+        if munmap(pixels, byteCount) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("munmap", context))") }
+        if drmModeRmFB(device.fd, fbID) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("drmModeRmFB", context))") }
+        if CDRM_destroy_dumb(device.fd, handle) != 0 {
+            Console.errorLine("bubble-kiosk: \(SystemError("DRM_IOCTL_MODE_DESTROY_DUMB", context))")
+        }
     }
 }

@@ -268,7 +268,10 @@ public final class EvdevTouchInput: TouchInput {
         if wd >= 0 {
             directoryWatch = wd
             if parentWatch >= 0 {
-                inotify_rm_watch(inotifyFD, parentWatch)
+                // EINVAL: the parent went away and took its watch along; nothing to undo then.
+                if inotify_rm_watch(inotifyFD, parentWatch) != 0 && errno != EINVAL {
+                    log("\(SystemError("inotify_rm_watch", parentDirectory))")
+                }
                 parentWatch = -1
             }
             return

@@ -62,7 +62,7 @@ public final class EventLoop {
     public init(clock: KioskClock = MonotonicClock.shared, signals: [Int32] = EventLoop.standardSignals) throws {
         self.clock = clock
         self.signals = signals
-        _ = CLinux_ignore_sigpipe()
+        try retryingInterrupts("signal(SIGPIPE, SIG_IGN)", "event loop") { CLinux_ignore_sigpipe() }
         timer = FileDescriptor(adopting: try retryingInterrupts("timerfd_create", "event loop timer") {
             CLinux_timerfd_create()
         })
@@ -155,7 +155,11 @@ public final class EventLoop {
         running = true
         while running {
             var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            if !fds.isEmpty { _ = poll(&fds, nfds_t(fds.count), 0) }
+            if !fds.isEmpty && uninterrupted({ poll(&fds, nfds_t(fds.count), 0) }) < 0 {
+                // Only ENOMEM (or a bad list, a bug): handle no descriptor this time round.
+                log("\(SystemError("poll", "event loop"))")
+                for i in fds.indices { fds[i].revents = 0 }
+            }
             wakeups += 1
             iterate(readyFDs: fds.filter { $0.revents != 0 }.map(\.fd))
             guard running else { break }
@@ -209,7 +213,15 @@ public final class EventLoop {
     }
 
     private func readSignals() {
-        while case let signo = CLinux_signalfd_read(signalFD), signo > 0 { onSignal(Int32(signo)) }
+        while true {
+            let signo = uninterrupted { CLinux_signalfd_read(signalFD) }
+            if signo > 0 {
+                onSignal(Int32(signo))
+                continue
+            }
+            if errno != EAGAIN { log("\(SystemError("read", "event loop signals"))") }
+            return
+        }
     }
 
     private func drainTimerFD() {

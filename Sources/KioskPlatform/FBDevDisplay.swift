@@ -83,7 +83,7 @@ public final class FBDevDisplay: Display {
 
     deinit {
         restore()
-        munmap(mapping, mappingLength)
+        if munmap(mapping, mappingLength) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("munmap", path))") }
     }
 
     static func isXRGB8888(_ info: CLinux_fb_info) -> Bool {

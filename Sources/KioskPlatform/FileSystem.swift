@@ -45,7 +45,9 @@ public enum FileSystem {
         guard fstat(fd, &st) == 0 else { throw SystemError("fstat", path) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw FileRefusal.notRegular(kind: fileKind(st.st_mode)) }
         // Reads must block as usual (on regular files O_NONBLOCK changes nothing, but be plain).
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        // A failed F_GETFL returns -1, which would set every flag: check both calls.
+        let flags = try retryingInterrupts("fcntl(F_GETFL)", path) { fcntl(fd, F_GETFL) }
+        try retryingInterrupts("fcntl(F_SETFL)", path) { fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         return file
     }
 

@@ -284,28 +284,38 @@ public final class HookRunner {
         try retryingInterrupts("pipe2", "hook \(event.rawValue) output") { CLinux_pipe_cloexec(&fds) }
         let outputRead = FileDescriptor(adopting: fds[0]), outputWrite = FileDescriptor(adopting: fds[1])
         // Only the kiosk's ends are non-blocking: the child's are ordinary blocking pipes.
-        _ = fcntl(inputWrite.rawValue, F_SETFL, O_NONBLOCK)
-        _ = fcntl(outputRead.rawValue, F_SETFL, O_NONBLOCK)
+        try retryingInterrupts("fcntl(F_SETFL)", "hook \(event.rawValue) input") {
+            fcntl(inputWrite.rawValue, F_SETFL, O_WRONLY | O_NONBLOCK)
+        }
+        try retryingInterrupts("fcntl(F_SETFL)", "hook \(event.rawValue) output") {
+            fcntl(outputRead.rawValue, F_SETFL, O_RDONLY | O_NONBLOCK)
+        }
 
+        // Any failure here refuses the spawn: a child without its close-all step would inherit
+        // the DRM card and the input devices.
+        let context = "hook \(event.rawValue)"
         var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
+        try checkErrorNumber("posix_spawn_file_actions_init", context, posix_spawn_file_actions_init(&actions))
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, inputRead.rawValue, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputWrite.rawValue, 1)
-        posix_spawn_file_actions_adddup2(&actions, outputWrite.rawValue, 2)
-        _ = CLinux_spawn_closefrom(&actions, 3)
+        try checkErrorNumber("posix_spawn_file_actions_adddup2", context,
+                             posix_spawn_file_actions_adddup2(&actions, inputRead.rawValue, 0))
+        try checkErrorNumber("posix_spawn_file_actions_adddup2", context,
+                             posix_spawn_file_actions_adddup2(&actions, outputWrite.rawValue, 1))
+        try checkErrorNumber("posix_spawn_file_actions_adddup2", context,
+                             posix_spawn_file_actions_adddup2(&actions, outputWrite.rawValue, 2))
+        try checkErrorNumber("posix_spawn_file_actions_addclosefrom_np", context, CLinux_spawn_closefrom(&actions, 3))
 
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        try checkErrorNumber("posix_spawnattr_init", context, posix_spawnattr_init(&attributes))
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, CLinux_POSIX_SPAWN_SETPGROUP | CLinux_POSIX_SPAWN_SETSIGMASK
-                                     | CLinux_POSIX_SPAWN_SETSIGDEF)
-        posix_spawnattr_setpgroup(&attributes, 0)
+        let flags = CLinux_POSIX_SPAWN_SETPGROUP | CLinux_POSIX_SPAWN_SETSIGMASK | CLinux_POSIX_SPAWN_SETSIGDEF
+        try checkErrorNumber("posix_spawnattr_setflags", context, posix_spawnattr_setflags(&attributes, flags))
+        try checkErrorNumber("posix_spawnattr_setpgroup", context, posix_spawnattr_setpgroup(&attributes, 0))
         var none = sigset_t(), all = sigset_t()
-        CLinux_sigset_empty(&none)
-        CLinux_sigset_fill(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
+        try retryingInterrupts("sigemptyset", context) { CLinux_sigset_empty(&none) }
+        try retryingInterrupts("sigfillset", context) { CLinux_sigset_fill(&all) }
+        try checkErrorNumber("posix_spawnattr_setsigmask", context, posix_spawnattr_setsigmask(&attributes, &none))
+        try checkErrorNumber("posix_spawnattr_setsigdefault", context, posix_spawnattr_setsigdefault(&attributes, &all))
 
         let argv = words.map { strdup($0) } + [nil]
         let envp = (baseEnvironment + payload.environment).map { strdup($0) } + [nil]
@@ -327,7 +337,12 @@ public final class HookRunner {
         // The JSON line fits the pipe's buffer; a hook that never reads it loses nothing else.
         var line = Array(payload.json.utf8)
         if line.count > Self.maximumPayloadBytes { line = Array(HookPayload(event, time: wallClock()).json.utf8) }
-        _ = line.withUnsafeBytes { write(inputWrite.rawValue, $0.baseAddress, $0.count) }
+        let written = line.withUnsafeBytes { buf in uninterrupted { write(inputWrite.rawValue, buf.baseAddress, buf.count) } }
+        if written != line.count {
+            // The hook runs anyway, with what arrived (EPIPE: it closed its standard input at once).
+            let why = written < 0 ? String(cString: strerror(errno)) : "\(written) of \(line.count) bytes"
+            log(.warning, "hook \(event.rawValue)[\(pid)]: writing its JSON line: \(why)")
+        }
         try? inputWrite.close()
 
         let run = Run(event: event, pid: pid, started: now, deadline: now.adding(milliseconds: settings.timeoutS * 1000))
@@ -351,12 +366,12 @@ public final class HookRunner {
             if !run.terminated {
                 run.terminated = true
                 run.deadline = now.adding(milliseconds: killGraceMS)
-                kill(-run.pid, SIGTERM)
+                signalGroup(run, SIGTERM)
                 log(.warning, "\(run.label): still running after its \(formatSeconds(settings.timeoutS)) s timeout; "
                     + "SIGTERM to its process group")
             } else {
                 run.deadline = nil
-                kill(-run.pid, SIGKILL)
+                signalGroup(run, SIGKILL)
                 log(.warning, "\(run.label): still running \(formatSeconds(killGraceMS / 1000)) s after SIGTERM; "
                     + "SIGKILL to its process group")
                 // A process that left the group must not keep the run (and its slot) forever.
@@ -365,6 +380,13 @@ public final class HookRunner {
             }
         }
         armTimer()
+    }
+
+    /// Sends `signal` to the run's process group; ESRCH (all of it gone) is no problem.
+    private func signalGroup(_ run: Run, _ signal: Int32) {
+        if kill(-run.pid, signal) != 0 && errno != ESRCH {
+            log(.error, "\(run.label): \(SystemError("kill", "process group \(run.pid)"))")
+        }
     }
 
     private func armTimer() {

@@ -20,14 +20,18 @@ public final class Mailbox<Message: Sendable>: Sendable {
     public func post(_ message: Message) {
         queue.withLock { $0.append(message) }
         var one: UInt64 = 1
-        // EAGAIN only when the counter is near 2^64: the reader is awake anyway.
-        _ = write(fd, &one, 8)
+        // EAGAIN only when the counter is near 2^64: the reader is awake anyway. An eventfd the
+        // mailbox owns fails no other way short of a bug.
+        let n = uninterrupted { write(fd, &one, 8) }
+        assert(n == 8 || errno == EAGAIN, "eventfd write: errno \(errno)")
     }
 
     /// Takes every message waiting, oldest first; empty when none (never blocks).
     public func take() -> [Message] {
         var count: UInt64 = 0
-        _ = read(fd, &count, 8)
+        // EAGAIN: nothing was posted since the last take (the queue says what is waiting).
+        let n = uninterrupted { read(fd, &count, 8) }
+        assert(n == 8 || errno == EAGAIN, "eventfd read: errno \(errno)")
         return queue.withLock { q in
             let all = q
             q.removeAll(keepingCapacity: true)
@@ -72,6 +76,7 @@ public final class WorkerThread {
         var t = pthread_t()
         let r = pthread_create(&t, nil, { arg in
             let body = Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue()
+            // Only the name in `top -H` is lost if this fails.
             _ = CLinux_set_thread_name(body.name)
             body.run()
             return nil
@@ -87,6 +92,8 @@ public final class WorkerThread {
     public func join() {
         guard !joined else { return }
         joined = true
-        pthread_join(thread, nil)
+        let r = pthread_join(thread, nil)
+        // EDEADLK/EINVAL/ESRCH mean a bug (joining itself, a detached thread): say so in tests.
+        assert(r == 0, "pthread_join: errno \(r)")
     }
 }

@@ -31,6 +31,12 @@ public func retrying<T>(whileInterrupted interrupted: (T) -> Bool, _ body: () th
     }
 }
 
+/// Throws `SystemError` when `result`, a call's error number (the pthread and posix_spawn
+/// convention: 0 or an errno value, never -1), is not 0.
+public func checkErrorNumber(_ call: String, _ context: String, _ result: Int32) throws {
+    if result != 0 { throw SystemError(call, context, errno: result) }
+}
+
 /// Calls `body` until it does not fail with EINTR; throws `SystemError` on -1.
 @discardableResult
 public func retryingInterrupts<T: BinaryInteger>(_ call: String, _ context: String, _ body: () -> T) throws -> T {

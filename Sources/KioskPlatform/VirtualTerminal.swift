@@ -73,7 +73,9 @@ public final class VirtualTerminal: ConsoleOwner {
             // Leave the VT as it was: a kiosk without its VT still runs.
             var back = saved
             back.mode = CChar(CLinux_VT_AUTO)
-            _ = CLinux_vt_set_mode(fd, &back)
+            if CLinux_vt_set_mode(fd, &back) != 0 {
+                Console.errorLine("bubble-kiosk: \(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
+            }
             throw error
         }
         self.descriptor = descriptor

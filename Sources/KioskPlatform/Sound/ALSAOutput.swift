@@ -67,8 +67,8 @@ public final class ALSAOutput {
         var buffer = snd_pcm_uframes_t(Self.bufferFrames)
         r = snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer); if r < 0 { return r }
         r = snd_pcm_hw_params(pcm, hw); if r < 0 { return r }
-        _ = snd_pcm_hw_params_get_period_size(hw, &period, &dir)
-        _ = snd_pcm_hw_params_get_buffer_size(hw, &buffer)
+        r = snd_pcm_hw_params_get_period_size(hw, &period, &dir); if r < 0 { return r }
+        r = snd_pcm_hw_params_get_buffer_size(hw, &buffer); if r < 0 { return r }
         periodFrames = max(1, Int(period))
         bufferFrames = max(periodFrames, Int(buffer))
 
