@@ -213,7 +213,7 @@ public final class DRMDisplay: Display {
     }
 
     public func handleEvents() {
-        if CDRM_handle_events(device.fd) < 0 && errno != EAGAIN && errno != EINTR {
+        if uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
             Console.errorLine("bubble-kiosk: \(SystemError("drmHandleEvent", name))")
         }
         guard flipResult.pointee.done != 0 else { return }

@@ -78,7 +78,7 @@ public final class EvdevDevice {
         var events: [InputEvent] = []
         var ev = input_event()
         while true {
-            let rc = libevdev_next_event(handle, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &ev)
+            let rc = Self.nextEvent(handle, LIBEVDEV_READ_FLAG_NORMAL, &ev)
             if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
                 events.append(Self.event(ev))
             } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
@@ -87,8 +87,6 @@ public final class EvdevDevice {
                 events += Self.resynchronisation(dropped: dropped, state: currentState(at: synced))
             } else if rc == -EAGAIN {
                 return (events, nil)
-            } else if rc == -EINTR {
-                continue
             } else {
                 return (events, SystemError("libevdev_next_event", path, errno: -rc))
             }
@@ -99,15 +97,16 @@ public final class EvdevDevice {
     private func finishSync() -> TimeStamp? {
         var ev = input_event()
         var last: TimeStamp?
-        while true {
-            let rc = libevdev_next_event(handle, LIBEVDEV_READ_FLAG_SYNC.rawValue, &ev)
-            if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
-                last = Self.event(ev).time
-            } else if rc != -EINTR {
-                // -EAGAIN: done. An error (unplugged mid-sync) shows again on the next normal read.
-                return last
-            }
+        // -EAGAIN ends it. An error (unplugged mid-sync) shows again on the next normal read.
+        while Self.nextEvent(handle, LIBEVDEV_READ_FLAG_SYNC, &ev) == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+            last = Self.event(ev).time
         }
+        return last
+    }
+
+    /// libevdev_next_event, repeated while a signal interrupts it (libevdev returns -EINTR).
+    private static func nextEvent(_ handle: OpaquePointer, _ flag: libevdev_read_flag, _ ev: inout input_event) -> Int32 {
+        retrying(whileInterrupted: { $0 == -EINTR }) { libevdev_next_event(handle, flag.rawValue, &ev) }
     }
 
     /// Drains what is queued now and returns the device's whole state as one frame: used right

@@ -292,9 +292,8 @@ public final class EvdevTouchInput: TouchInput {
         let now = EventLoop.now()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { buf in uninterrupted { read(inotifyFD, buf.baseAddress, buf.count) } }
             if n < 0 {
-                if errno == EINTR { continue }
                 if errno != EAGAIN { log("\(SystemError("read", "inotify \(directory)"))") }
                 return
             }

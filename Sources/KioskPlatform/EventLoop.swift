@@ -136,11 +136,8 @@ public final class EventLoop {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)]
             fds += sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let n = poll(&fds, nfds_t(fds.count), pollTimeoutMS())
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("poll", "event loop")
-            }
+            // The timeout is worked out again after an interruption, so no deadline slips.
+            try retryingInterrupts("poll", "event loop") { poll(&fds, nfds_t(fds.count), pollTimeoutMS()) }
             wakeups += 1
             if fds[0].revents != 0 { readSignals() }
             if fds[1].revents != 0 { drainTimerFD() }
@@ -226,8 +223,8 @@ public final class EventLoop {
 
     private func drainTimerFD() {
         var expirations: UInt64 = 0
-        let n = read(timerFD, &expirations, 8)
-        if n < 0 && errno != EAGAIN && errno != EINTR {
+        let n = uninterrupted { read(timerFD, &expirations, 8) }
+        if n < 0 && errno != EAGAIN {
             reportTimerProblem(SystemError("read", "event loop timer"))
         }
         armedDeadline = nil

@@ -184,17 +184,12 @@ public final class LineReader {
             start = 0
         }
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(file.rawValue, $0.baseAddress, $0.count) }
-            if n > 0 {
-                buffer.append(contentsOf: chunk[0..<n])
-                return
-            }
-            if n == 0 {
-                atEnd = true
-                return
-            }
-            if errno == EINTR { continue }
+        let n = chunk.withUnsafeMutableBytes { buf in uninterrupted { read(file.rawValue, buf.baseAddress, buf.count) } }
+        if n > 0 {
+            buffer.append(contentsOf: chunk[0..<n])
+        } else if n == 0 {
+            atEnd = true
+        } else {
             let reason = String(cString: strerror(errno))
             throw RecordingError(file: path, line: lineNumber + 1, message: "cannot read: \(reason)")
         }

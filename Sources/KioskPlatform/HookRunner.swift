@@ -402,8 +402,8 @@ public final class HookRunner {
     private func reap(_ run: Run) {
         guard !run.exited else { return }
         var status: Int32 = 0
-        let r = waitpid(run.pid, &status, WNOHANG)
-        if r == 0 || (r < 0 && errno == EINTR) { return }
+        let r = uninterrupted { waitpid(run.pid, &status, WNOHANG) }
+        if r == 0 { return }
         run.exited = true
         if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
         let seconds = formatSeconds(loop.now.milliseconds(since: run.started) / 1000)
@@ -438,7 +438,7 @@ public final class HookRunner {
         var buffer = [UInt8](repeating: 0, count: 4096)
         // A few reads per wake-up, so a flood cannot hold up the frame.
         for _ in 0..<16 {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { buf in uninterrupted { read(fd, buf.baseAddress, buf.count) } }
             if n > 0 {
                 consume(buffer[..<n], of: run)
                 if run.bytes >= Self.maximumOutputBytes {
@@ -448,7 +448,6 @@ public final class HookRunner {
                 }
                 continue
             }
-            if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == EAGAIN { return }
             // End of output (every writer closed it), or an error reading it.
             closeOutput(run)

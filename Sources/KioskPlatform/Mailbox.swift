@@ -42,7 +42,8 @@ public final class Mailbox<Message: Sendable>: Sendable {
     /// Blocks until a message comes or `timeoutMS` passes (-1: no timeout), then takes them.
     public func wait(timeoutMS: Int32 = -1) -> [Message] {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while poll(&pfd, 1, timeoutMS) < 0 && errno == EINTR {}
+        // Only ENOMEM fails it otherwise: then take what is there, the caller waits again.
+        uninterrupted { poll(&pfd, 1, timeoutMS) }
         return take()
     }
 
