@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 import KioskCore
 
@@ -40,26 +40,14 @@ public final class FBDevDisplay: Display {
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
         }
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC)
-        } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
-            throw DisplaySetupError.permissionDenied(path: path, group: "video")
-        }
+        let descriptor = try openFramebuffer(path, O_RDWR | O_CLOEXEC)
         let fd = descriptor.rawValue
         var info = CLinux_fb_info()
         guard CLinux_fb_get_info(fd, &info) == 0 else { throw SystemError("FBIOGET_VSCREENINFO", path) }
-        guard Self.isXRGB8888(info) else {
-            throw DisplaySetupError.unsupported("\(path): \(info.bits_per_pixel) bpp "
-                + "(red \(info.red_length)@\(info.red_offset), green \(info.green_length)@\(info.green_offset), "
-                + "blue \(info.blue_length)@\(info.blue_offset)) is not supported: the kiosk draws 32 bpp XRGB8888 "
-                + "(set the framebuffer to 32 bpp, e.g. fbset -depth 32, or the driver's bpp option)")
-        }
+        let probe = FramebufferProbe(path: path, info: info)
+        if let problem = probe.problem { throw DisplaySetupError.unsupported(problem) }
         let length = Int(info.smem_len)
-        let offset = Int(info.yoffset) * Int(info.line_length) + Int(info.xoffset) * 4
-        guard offset + Int(info.yres) * Int(info.line_length) <= length else {
-            throw DisplaySetupError.unsupported("\(path): the visible screen lies outside the framebuffer memory")
-        }
+        let offset = FramebufferProbe.visibleOffset(info)
         let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
         guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else { throw SystemError("mmap", path) }
         self.descriptor = descriptor
@@ -75,8 +63,7 @@ public final class FBDevDisplay: Display {
         // 0 and 0xFFFFFFFF (-1) mean unknown; the sanity check rejects both.
         reportedPxPerMM = PixelDensity.pxPerMM(
             pixels: panel, mmWidth: Int(Int32(bitPattern: info.width_mm)), mmHeight: Int(Int32(bitPattern: info.height_mm)))
-        let id = fixedCString(info.id)
-        name = "fbdev:\(path):\(String(id.map { $0 == " " ? "_" : $0 })):\(panel)" + (rotation != 0 ? ":rot\(rotation)" : "")
+        name = "fbdev:\(path):\(String(probe.id.map { $0 == " " ? "_" : $0 })):\(panel)" + (rotation != 0 ? ":rot\(rotation)" : "")
         clear()
         enterGraphicsMode()
     }
@@ -84,11 +71,6 @@ public final class FBDevDisplay: Display {
     deinit {
         restore()
         if munmap(mapping, mappingLength) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("munmap", path))") }
-    }
-
-    static func isXRGB8888(_ info: CLinux_fb_info) -> Bool {
-        info.bits_per_pixel == 32 && info.red_offset == 16 && info.green_offset == 8 && info.blue_offset == 0
-            && info.red_length == 8 && info.green_length == 8 && info.blue_length == 8
     }
 
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 
 /// What a VT switch signal asks of the kiosk.
@@ -42,7 +42,7 @@ public final class VirtualTerminal: ConsoleOwner {
     /// The VT behind `fd`, taken over for VT_PROCESS switching and graphics mode; nil when `fd`
     /// is not a virtual console (a pipe, /dev/null, a serial line, ssh's pty, /dev/tty0).
     /// Throws when it is one but cannot be taken (not root and not its owner: EPERM).
-    public static func open(fd: Int32 = STDIN_FILENO) throws -> VirtualTerminal? {
+    public static func open(fd: Int32 = Glibc.STDIN_FILENO) throws -> VirtualTerminal? {
         var info = stat()
         if fstat(fd, &info) != 0 {
             if errno == EBADF { return nil }  // no such descriptor: started without stdin

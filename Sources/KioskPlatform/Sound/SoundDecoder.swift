@@ -1,4 +1,4 @@
-import CSndfile
+internal import CSndfile
 import Glibc
 import KioskCore
 
