@@ -1,5 +1,3 @@
-import CLinux
-import Glibc
 import KioskCore
 import KioskPlatform
 
@@ -96,25 +94,22 @@ struct DevicesCommand: KioskCommand {
         var lines = ["fbdev framebuffers (/dev/fb*):"]
         if names.isEmpty { lines.append("    none") }
         for name in names.sorted(by: { Int($0.dropFirst(2))! < Int($1.dropFirst(2))! }) {
-            let path = "/dev/" + name
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd < 0 {
-                let e = errno
-                lines.append(e == EACCES || e == EPERM
-                    ? "  \(DisplaySetupError.permissionDenied(path: path, group: "video"))"
-                    : "  \(SystemError("open", path, errno: e))")
+            let fb: FramebufferProbe
+            do {
+                fb = try FramebufferProbe.probe("/dev/" + name)
+            } catch {
+                lines.append("  \(error)")
                 continue
             }
-            defer { close(fd) }
-            var info = CLinux_fb_info()
-            guard CLinux_fb_get_info(fd, &info) == 0 else {
-                lines.append("  \(SystemError("FBIOGET_VSCREENINFO", path))")
-                continue
+            let verdict: String
+            if fb.problem == nil {
+                verdict = " XRGB8888, usable with --display fbdev"
+            } else if !fb.isXRGB8888 {
+                verdict = ", not XRGB8888: --display fbdev would refuse it"
+            } else {
+                verdict = " XRGB8888, but --display fbdev would refuse it (the visible screen lies outside its memory)"
             }
-            let id = fixedCString(info.id)
-            let xrgb = info.bits_per_pixel == 32 && info.red_offset == 16 && info.green_offset == 8 && info.blue_offset == 0
-            lines.append("  \(path) (\(id)): \(info.xres)x\(info.yres), \(info.bits_per_pixel) bpp"
-                + (xrgb ? " XRGB8888, usable with --display fbdev" : ", not XRGB8888: --display fbdev would refuse it"))
+            lines.append("  \(fb.path) (\(fb.id)): \(fb.width)x\(fb.height), \(fb.bitsPerPixel) bpp" + verdict)
         }
         return lines
     }

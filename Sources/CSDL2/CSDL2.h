@@ -34,9 +34,11 @@ static inline int CSDL2_epoll_add(int ep, int fd) {
     return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 static inline int CSDL2_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
-static inline void CSDL2_eventfd_signal(int fd) { uint64_t one = 1; (void)!write(fd, &one, sizeof one); }
-/// Reads an eventfd's or timerfd's counter so it stops being readable.
-static inline void CSDL2_counter_drain(int fd) { uint64_t n; (void)!read(fd, &n, sizeof n); }
+/// Adds one to an eventfd's counter: 0, or -1 with errno set.
+static inline int CSDL2_eventfd_signal(int fd) { uint64_t one = 1; return write(fd, &one, sizeof one) == sizeof one ? 0 : -1; }
+/// Reads an eventfd's or timerfd's counter so it stops being readable: 0, or -1 with errno
+/// set (EAGAIN when it was not readable).
+static inline int CSDL2_counter_drain(int fd) { uint64_t n; return read(fd, &n, sizeof n) == sizeof n ? 0 : -1; }
 static inline int CSDL2_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
 /// Fires every `period_ms` from now on.
 static inline int CSDL2_timerfd_every(int fd, long period_ms) {

@@ -1,4 +1,4 @@
-import CSDL2
+internal import CSDL2
 import Glibc
 import KioskCore
 import KioskPlatform
@@ -8,6 +8,7 @@ public struct WindowError: Error, CustomStringConvertible {
     public let description: String
     init(_ what: String) { description = "\(what): \(String(cString: SDL_GetError()))" }
     init(noDesktop what: String) { description = what }
+    init(_ error: SystemError) { description = "\(error)" }
 }
 
 /// A desktop window through SDL2 (X11 or Wayland): the same in-memory frame the kiosk draws,
@@ -26,7 +27,7 @@ public final class SDLWindowDisplay: Display {
     public private(set) var reportedPxPerMM: Double?
     public private(set) var name: String
     public var canPresent: Bool { true }
-    public var eventFD: Int32? { epoll }
+    public var eventFD: Int32? { wakeups?.epoll.rawValue }
     public var onVisible: ((TimeStamp) -> Void)?
     public var onResize: (() -> Void)?
     /// A window has no power to switch: the display's sleep is only recorded.
@@ -49,9 +50,8 @@ public final class SDLWindowDisplay: Display {
     private let clock: KioskClock
     private let fullscreen: Bool
     private let driver: String
-    private let epoll: Int32
-    private let wake: Int32
-    private var timer: Int32 = -1
+    /// The loop's descriptors, owned by the window until `restore`.
+    private var wakeups: Wakeups?
     private var closing = false
     private var restored = false
 
@@ -95,22 +95,66 @@ public final class SDLWindowDisplay: Display {
         (size, pointScale, reportedPxPerMM) = geometry
         screen = PixelBuffer(size: size)
         name = Self.name(size, fullscreen: fullscreen, driver: driver)
-        epoll = CSDL2_epoll_create()
-        wake = CSDL2_eventfd_create()
-        _ = CSDL2_epoll_add(epoll, wake)
         let x11 = CSDL2_x11_connection_fd(window)
-        if x11 >= 0 {
-            _ = CSDL2_epoll_add(epoll, x11)
-        } else {
-            timer = CSDL2_timerfd_create()
-            _ = CSDL2_timerfd_every(timer, 8)
-            _ = CSDL2_epoll_add(epoll, timer)
-            wakeSource = "timer-8ms"
+        do {
+            wakeups = try Wakeups(x11: x11)
+        } catch let error as SystemError {
+            SDL_DestroyTexture(texture); SDL_DestroyRenderer(renderer); SDL_DestroyWindow(window); SDL_Quit()
+            throw WindowError(error)
         }
+        if x11 < 0 { wakeSource = "timer-8ms" }
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
         SDL_RenderPresent(renderer)
-        CSDL2_eventfd_signal(wake)  // the first pump: window-shown events
+        signalWake()  // the first pump: window-shown events
+    }
+
+    /// The epoll set the loop polls, with the eventfd `present` signals and, without an X11
+    /// connection to watch, the 8 ms timerfd; closed together when the window goes.
+    private final class Wakeups {
+        let epoll: FileDescriptor
+        let wake: FileDescriptor
+        // A var: reading through an Optional of a move-only `let` would consume it.
+        private(set) var timer: FileDescriptor?
+        var timerFD: Int32? { timer?.rawValue }
+
+        init(x11: Int32) throws {
+            let epoll = try Self.make("epoll_create1") { CSDL2_epoll_create() }
+            let wake = try Self.make("eventfd") { CSDL2_eventfd_create() }
+            try retryingInterrupts("epoll_ctl", "window wake-ups") { CSDL2_epoll_add(epoll.rawValue, wake.rawValue) }
+            if x11 >= 0 {
+                try retryingInterrupts("epoll_ctl", "window X11 connection") { CSDL2_epoll_add(epoll.rawValue, x11) }
+                timer = nil
+            } else {
+                let timer = try Self.make("timerfd_create") { CSDL2_timerfd_create() }
+                try retryingInterrupts("timerfd_settime", "window 8 ms timer") { CSDL2_timerfd_every(timer.rawValue, 8) }
+                try retryingInterrupts("epoll_ctl", "window timer") { CSDL2_epoll_add(epoll.rawValue, timer.rawValue) }
+                self.timer = consume timer
+            }
+            self.epoll = epoll
+            self.wake = wake
+        }
+
+        private static func make(_ call: String, _ body: () -> Int32) throws -> FileDescriptor {
+            FileDescriptor(adopting: try retryingInterrupts(call, "window wake-ups", body))
+        }
+    }
+
+    /// Wakes the loop for events SDL already took off the connection. EAGAIN (the counter
+    /// is full) means it is awake anyway.
+    private func signalWake() {
+        guard let wake = wakeups?.wake.rawValue else { return }
+        if uninterrupted({ CSDL2_eventfd_signal(wake) }) != 0 && errno != EAGAIN {
+            Console.errorLine("bubble-kiosk: \(SystemError("write", "window wake-up eventfd"))")
+        }
+    }
+
+    /// Reads a counter so the epoll set stops being readable; EAGAIN: it was not set.
+    private func drain(_ fd: Int32?, _ what: String) {
+        guard let fd else { return }
+        if uninterrupted({ CSDL2_counter_drain(fd) }) != 0 && errno != EAGAIN {
+            Console.errorLine("bubble-kiosk: \(SystemError("read", "window \(what)"))")
+        }
     }
 
     /// The frame is as many pixels as the window really has (twice its points at 2x HiDPI), and
@@ -177,13 +221,13 @@ public final class SDLWindowDisplay: Display {
         // Presenting may read the X connection (a sync): events it queued would not make the
         // descriptor readable again, so look now and wake the loop for them.
         SDL_PumpEvents()
-        if SDL_HasEvents(SDL_FIRSTEVENT.rawValue, SDL_LASTEVENT.rawValue) == SDL_TRUE { CSDL2_eventfd_signal(wake) }
+        if SDL_HasEvents(SDL_FIRSTEVENT.rawValue, SDL_LASTEVENT.rawValue) == SDL_TRUE { signalWake() }
     }
 
     /// The loop saw the epoll set readable: take every SDL event and hand it on.
     public func handleEvents() {
-        CSDL2_counter_drain(wake)
-        if timer >= 0 { CSDL2_counter_drain(timer) }
+        drain(wakeups?.wake.rawValue, "wake-up eventfd")
+        drain(wakeups?.timerFD, "timer")
         var event = SDL_Event()
         while SDL_PollEvent(&event) != 0 {
             switch event.type {
@@ -223,7 +267,7 @@ public final class SDLWindowDisplay: Display {
         guard !restored else { return }
         restored = true
         pointerSink = nil
-        for fd in [timer, wake, epoll] where fd >= 0 { Glibc.close(fd) }
+        wakeups = nil  // closes them, before SDL lets go of the X11 connection
         SDL_DestroyTexture(texture)
         SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)

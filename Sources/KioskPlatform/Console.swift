@@ -52,12 +52,10 @@ public enum Console {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeMutableBytes { buf in
-                Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
+                uninterrupted { Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset) }
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            // Nowhere left to report a failing standard output or error (EPIPE, ENOSPC).
+            if n < 0 { return }
             offset += n
         }
         bytes.removeAll()

@@ -1,209 +1,24 @@
-import CDRM
+internal import CDRM
 import Glibc
 import KioskCore
-
-/// Why a display could not be set up, in words an operator can act on.
-public enum DisplaySetupError: Error, CustomStringConvertible {
-    /// Another program (a compositor, another kiosk) is DRM master of the card.
-    case notMaster(path: String)
-    /// The device node exists but the user may not open it.
-    case permissionDenied(path: String, group: String)
-    /// No card (or no card with a connected screen), with what was seen on the way.
-    case noDisplay(String)
-    /// `--connector` or `--mode` named something the card does not have.
-    case notFound(String)
-    /// The device works but cannot drive the kiosk (pixel format, no dumb buffers, no CRTC).
-    case unsupported(String)
-
-    public var description: String {
-        switch self {
-        case .notMaster(let path):
-            return "\(path): cannot become DRM master (another program owns the display: stop it, or switch VT)"
-        case .permissionDenied(let path, let group):
-            return "\(path): permission denied: add the user to the \(group) group "
-                + "(usermod -aG \(group) USER, then log in again)"
-        case .noDisplay(let text), .notFound(let text), .unsupported(let text):
-            return text
-        }
-    }
-}
-
-/// One display mode of a connector (a `drmModeModeInfo` with its numbers unpacked).
-public struct DRMMode: CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-    /// Vertical refresh in whole Hz, as the kernel rounds it.
-    public var refresh: Int
-    public var isPreferred: Bool
-    public var isInterlaced: Bool
-    /// The kernel's own record, handed back unchanged to drmModeSetCrtc.
-    var info: drmModeModeInfo
-
-    init(_ info: drmModeModeInfo) {
-        self.info = info
-        width = Int(info.hdisplay)
-        height = Int(info.vdisplay)
-        refresh = Int(info.vrefresh)
-        isPreferred = info.type & CDRM_MODE_TYPE_PREFERRED != 0
-        isInterlaced = info.flags & CDRM_MODE_FLAG_INTERLACE != 0
-    }
-
-    /// A mode for tests and tools that never reaches the kernel.
-    public init(width: Int, height: Int, refresh: Int, preferred: Bool = false, interlaced: Bool = false) {
-        var info = drmModeModeInfo()
-        info.hdisplay = UInt16(clamping: width)
-        info.vdisplay = UInt16(clamping: height)
-        info.vrefresh = UInt32(clamping: refresh)
-        info.type = preferred ? CDRM_MODE_TYPE_PREFERRED : 0
-        info.flags = interlaced ? CDRM_MODE_FLAG_INTERLACE : 0
-        self.init(info)
-    }
-
-    public var size: PixelSize { PixelSize(width: width, height: height) }
-    /// `1280x800@75`, `1920x1080i@60` when interlaced.
-    public var description: String { "\(width)x\(height)\(isInterlaced ? "i" : "")@\(refresh)" }
-}
-
-/// What `--mode WxH[@Hz]` asks for.
-public struct DRMModeRequest: Equatable, Sendable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-    public var refresh: Int?
-
-    public init(width: Int, height: Int, refresh: Int? = nil) {
-        self.width = width
-        self.height = height
-        self.refresh = refresh
-    }
-
-    /// Parses `1920x1080` or `1920x1080@60`; nil for anything else.
-    public init?(parsing text: String) {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let size = PixelSize(parsing: String(parts[0])) else { return nil }
-        var refresh: Int?
-        if parts.count == 2 {
-            guard let hz = Int(parts[1]), (1...1000).contains(hz) else { return nil }
-            refresh = hz
-        }
-        self.init(width: size.width, height: size.height, refresh: refresh)
-    }
-
-    public var description: String { "\(width)x\(height)" + (refresh.map { "@\($0)" } ?? "") }
-
-    /// The mode to use among a connector's: with no request the preferred one (else the first
-    /// progressive one); with a request the matching size (and refresh, ±1 Hz for 59.94-style
-    /// rates), preferring the preferred mode, then progressive, then the highest refresh.
-    public static func choose(_ request: DRMModeRequest?, among modes: [DRMMode]) -> DRMMode? {
-        guard let request else {
-            return modes.first(where: \.isPreferred) ?? modes.first(where: { !$0.isInterlaced }) ?? modes.first
-        }
-        let fitting = modes.filter { mode in
-            mode.width == request.width && mode.height == request.height
-                && request.refresh.map { abs(mode.refresh - $0) <= 1 } ?? true
-        }
-        return fitting.max { a, b in
-            (a.isPreferred ? 1 : 0, a.isInterlaced ? 0 : 1, a.refresh) < (b.isPreferred ? 1 : 0, b.isInterlaced ? 0 : 1, b.refresh)
-        }
-    }
-}
-
-/// A connector (a socket or panel): its kernel name such as `HDMI-A-1`, state and modes.
-public struct DRMConnector {
-    /// The kernel's drmModeConnection: `unknown` is common for panels that cannot detect.
-    public enum Status: String { case connected, disconnected, unknown }
-
-    public var id: UInt32
-    /// `HDMI-A-1`: the type's kernel name and the per-type index, as in /sys/class/drm.
-    public var name: String
-    public var status: Status
-    /// Physical size as the EDID reports it; 0 when unknown.
-    public var mmWidth: Int
-    public var mmHeight: Int
-    public var modes: [DRMMode]
-    public var encoderIDs: [UInt32]
-    /// The encoder driving it now (0: none).
-    public var currentEncoderID: UInt32
-
-    public init(id: UInt32, name: String, status: Status, mmWidth: Int, mmHeight: Int, modes: [DRMMode],
-                encoderIDs: [UInt32], currentEncoderID: UInt32) {
-        self.id = id
-        self.name = name
-        self.status = status
-        self.mmWidth = mmWidth
-        self.mmHeight = mmHeight
-        self.modes = modes
-        self.encoderIDs = encoderIDs
-        self.currentEncoderID = currentEncoderID
-    }
-
-    /// Connected and offering at least one mode: something the kiosk can show on.
-    public var isUsable: Bool { status == .connected && !modes.isEmpty }
-    /// Not known to be unplugged and offering modes: usable when asked for by name, or when no
-    /// card has a connected screen (some fixed panels cannot detect and say `unknown`).
-    public var mayBeUsable: Bool { status != .disconnected && !modes.isEmpty }
-
-    /// The kernel's names for DRM_MODE_CONNECTOR_* (drm_connector_enum_list), so names match
-    /// /sys/class/drm and the kernel log even with libdrm older than drmModeGetConnectorTypeName.
-    static let typeNames = ["Unknown", "VGA", "DVI-I", "DVI-D", "DVI-A", "Composite", "SVIDEO", "LVDS",
-                            "Component", "DIN", "DP", "HDMI-A", "HDMI-B", "TV", "eDP", "Virtual", "DSI",
-                            "DPI", "Writeback", "SPI", "USB"]
-
-    /// `HDMI-A-1` from DRM_MODE_CONNECTOR_HDMIA (11) and type id 1.
-    public static func name(type: UInt32, typeID: UInt32) -> String {
-        let base = Int(type) < typeNames.count ? typeNames[Int(type)] : "Type\(type)"
-        return "\(base)-\(typeID)"
-    }
-}
-
-/// An encoder: which CRTCs it can take its picture from.
-public struct DRMEncoder {
-    public var id: UInt32
-    /// The CRTC it is attached to now (0: none).
-    public var crtcID: UInt32
-    /// Bit i set: the i-th CRTC of the card's resources can feed it.
-    public var possibleCRTCs: UInt32
-
-    public init(id: UInt32, crtcID: UInt32, possibleCRTCs: UInt32) {
-        self.id = id
-        self.crtcID = crtcID
-        self.possibleCRTCs = possibleCRTCs
-    }
-}
-
-/// A CRTC's configuration, saved before the first mode set so the exit can put it back.
-public struct DRMCrtcState {
-    public var id: UInt32
-    /// The framebuffer it scanned out (0: it was off).
-    public var bufferID: UInt32
-    public var x: UInt32
-    public var y: UInt32
-    var mode: drmModeModeInfo?
-}
-
-/// The card's object ids, in the kernel's order (CRTC bit masks count in this order).
-public struct DRMResources {
-    public var connectorIDs: [UInt32]
-    public var encoderIDs: [UInt32]
-    public var crtcIDs: [UInt32]
-}
 
 /// An open DRM card (/dev/dri/cardN): typed access to its KMS objects and master status.
 public final class DRMDevice {
     public let path: String
-    public let fd: Int32
+    /// The card, closed with the device.
+    public let descriptor: FileDescriptor
+    /// The card's number for libdrm calls, while the device lives.
+    var fd: Int32 { descriptor.rawValue }
 
     /// Opens the card read-write, non-blocking (events are read only when poll says so).
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            if errno == EACCES || errno == EPERM { throw DisplaySetupError.permissionDenied(path: path, group: "video") }
-            throw SystemError("open", path)
+        do {
+            descriptor = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+        } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
+            throw DisplaySetupError.permissionDenied(path: path, group: "video")
         }
-        self.fd = fd
     }
-
-    deinit { close(fd) }
 
     /// `/dev/dri/card*` in numeric order (card2 before card10). Numbers change between boots,
     /// so callers choose by what is connected, not by index.
@@ -346,65 +161,5 @@ public final class DRMDevice {
     private static func ids(_ pointer: UnsafeMutablePointer<UInt32>?, _ count: Int32) -> [UInt32] {
         guard let pointer, count > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: pointer, count: Int(count)))
-    }
-}
-
-/// A CPU-drawable XRGB8888 scanout buffer (a "dumb" buffer) with its framebuffer id, mapped
-/// into memory. The mapping is often write-combined: write it sequentially, never read it in
-/// a hot path.
-public final class DumbBuffer {
-    public let width: Int
-    public let height: Int
-    /// Bytes per row, at least `width * 4` (drivers may pad).
-    public let pitch: Int
-    public let byteCount: Int
-    /// The framebuffer id for drmModeSetCrtc and drmModePageFlip.
-    public let fbID: UInt32
-    public let pixels: UnsafeMutableRawPointer
-    private let handle: UInt32
-    /// Kept so the card's fd outlives the buffer.
-    private let device: DRMDevice
-
-    public init(device: DRMDevice, width: Int, height: Int) throws {
-        let context = "\(device.path) \(width)x\(height) dumb buffer"
-        var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
-        guard CDRM_create_dumb(device.fd, UInt32(width), UInt32(height), 32, &handle, &pitch, &size) == 0 else {
-            throw SystemError("DRM_IOCTL_MODE_CREATE_DUMB", context)
-        }
-        var fbID: UInt32 = 0
-        guard drmModeAddFB(device.fd, UInt32(width), UInt32(height), 24, 32, pitch, handle, &fbID) == 0 else {
-            let error = SystemError("drmModeAddFB", context)
-            _ = CDRM_destroy_dumb(device.fd, handle)
-            throw error
-        }
-        var offset: UInt64 = 0
-        var mapped: UnsafeMutableRawPointer?
-        var failedCall = "DRM_IOCTL_MODE_MAP_DUMB"
-        if CDRM_map_dumb(device.fd, handle, &offset) == 0 {
-            failedCall = "mmap"
-            let p = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, device.fd, off_t(truncatingIfNeeded: offset))
-            if p != UnsafeMutableRawPointer(bitPattern: -1) { mapped = p }
-        }
-        guard let mapped else {
-            let error = SystemError(failedCall, context)
-            drmModeRmFB(device.fd, fbID)
-            _ = CDRM_destroy_dumb(device.fd, handle)
-            throw error
-        }
-        self.device = device
-        self.width = width
-        self.height = height
-        self.pitch = Int(pitch)
-        self.byteCount = Int(size)
-        self.fbID = fbID
-        self.handle = handle
-        self.pixels = mapped
-        mapped.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
-    }
-
-    deinit {
-        munmap(pixels, byteCount)
-        drmModeRmFB(device.fd, fbID)
-        _ = CDRM_destroy_dumb(device.fd, handle)
     }
 }

@@ -1,4 +1,4 @@
-import CDRM
+internal import CDRM
 import Glibc
 import KioskCore
 
@@ -213,7 +213,7 @@ public final class DRMDisplay: Display {
     }
 
     public func handleEvents() {
-        if CDRM_handle_events(device.fd) < 0 && errno != EAGAIN && errno != EINTR {
+        if uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
             Console.errorLine("bubble-kiosk: \(SystemError("drmHandleEvent", name))")
         }
         guard flipResult.pointee.done != 0 else { return }
@@ -347,7 +347,15 @@ public final class DRMDisplay: Display {
         var waited = 0.0
         var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
         while flipResult.pointee.done == 0 && waited < Self.flipTimeoutMS {
-            if poll(&pfd, 1, 50) > 0 { _ = CDRM_handle_events(device.fd) }
+            let ready = uninterrupted { poll(&pfd, 1, 50) }
+            if ready < 0 {
+                Console.errorLine("bubble-kiosk: \(SystemError("poll", "\(name) waiting for a page flip"))")
+                break
+            }
+            if ready > 0 && uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
+                Console.errorLine("bubble-kiosk: \(SystemError("drmHandleEvent", name))")
+                break
+            }
             waited += 50
         }
         flipResult.pointee.done = 0

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 import KioskCore
 
@@ -49,7 +49,9 @@ public final class EvdevTouchInput: TouchInput {
     private var failed: Set<String> = []
     /// Nodes that are no touchscreen; looked at again only when they are created anew.
     private var notTouchscreens: Set<String> = []
-    private var inotifyFD: Int32 = -1
+    /// Hotplug notifications for `directory`, once watching.
+    private var inotify: FileDescriptor?
+    private var inotifyFD: Int32 { inotify?.rawValue ?? -1 }
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
     private weak var loop: EventLoop?
@@ -73,10 +75,8 @@ public final class EvdevTouchInput: TouchInput {
     }
 
     deinit {
-        if inotifyFD >= 0 {
-            loop?.remove(fd: inotifyFD)
-            close(inotifyFD)
-        }
+        // The descriptors close with their owners (this input, its devices) after this.
+        if let fd = inotify?.rawValue { loop?.remove(fd: fd) }
         for m in members { loop?.remove(fd: m.device.fd) }
     }
 
@@ -257,7 +257,7 @@ public final class EvdevTouchInput: TouchInput {
     /// Watches the event directory, or its parent while the directory does not exist (devtmpfs
     /// removes `/dev/input` with its last node).
     private func watch() throws {
-        inotifyFD = try retryingInterrupts("inotify_init1", directory) { CLinux_inotify_init() }
+        inotify = FileDescriptor(adopting: try retryingInterrupts("inotify_init1", directory) { CLinux_inotify_init() })
         loop?.add(fd: inotifyFD, name: "inotify \(directory)") { [weak self] in self?.readNotifications() }
         try watchDirectory()
     }
@@ -269,7 +269,10 @@ public final class EvdevTouchInput: TouchInput {
         if wd >= 0 {
             directoryWatch = wd
             if parentWatch >= 0 {
-                inotify_rm_watch(inotifyFD, parentWatch)
+                // EINVAL: the parent went away and took its watch along; nothing to undo then.
+                if inotify_rm_watch(inotifyFD, parentWatch) != 0 && errno != EINVAL {
+                    log("\(SystemError("inotify_rm_watch", parentDirectory))")
+                }
                 parentWatch = -1
             }
             return
@@ -290,9 +293,8 @@ public final class EvdevTouchInput: TouchInput {
         let now = EventLoop.now()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { buf in uninterrupted { read(inotifyFD, buf.baseAddress, buf.count) } }
             if n < 0 {
-                if errno == EINTR { continue }
                 if errno != EAGAIN { log("\(SystemError("read", "inotify \(directory)"))") }
                 return
             }

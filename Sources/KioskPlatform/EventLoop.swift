@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 import KioskCore
 
@@ -35,8 +35,10 @@ public final class EventLoop {
     public let clock: KioskClock
     private var sources: [Source] = []
     private var timers: [Timer] = []
-    private let timerFD: Int32
-    private let signalFD: Int32
+    private let timer: FileDescriptor
+    private let signalSet: FileDescriptor
+    private var timerFD: Int32 { timer.rawValue }
+    private var signalFD: Int32 { signalSet.rawValue }
     private var signals: [Int32]
     private var armedDeadline: TimeStamp?
     /// Set when the timerfd could not be armed: poll's own timeout keeps the deadlines then.
@@ -71,21 +73,13 @@ public final class EventLoop {
         self.clock = clock
         self.signals = signals
         ignoring = Set(signals).intersection(Self.ignoredSignals)
-        _ = CLinux_ignore_sigpipe()
-        timerFD = try retryingInterrupts("timerfd_create", "event loop timer") { CLinux_timerfd_create() }
-        do {
-            signalFD = try retryingInterrupts("signalfd", "event loop signals") {
-                signals.withUnsafeBufferPointer { CLinux_signalfd_set(-1, $0.baseAddress, Int32($0.count)) }
-            }
-        } catch {
-            close(timerFD)
-            throw error
-        }
-    }
-
-    deinit {
-        close(timerFD)
-        close(signalFD)
+        try retryingInterrupts("signal(SIGPIPE, SIG_IGN)", "event loop") { CLinux_ignore_sigpipe() }
+        timer = FileDescriptor(adopting: try retryingInterrupts("timerfd_create", "event loop timer") {
+            CLinux_timerfd_create()
+        })
+        signalSet = FileDescriptor(adopting: try retryingInterrupts("signalfd", "event loop signals") {
+            signals.withUnsafeBufferPointer { CLinux_signalfd_set(-1, $0.baseAddress, Int32($0.count)) }
+        })
     }
 
     /// The monotonic clock, which the kernel stamps evdev events and page flips with.
@@ -104,7 +98,8 @@ public final class EventLoop {
         }
     }
 
-    /// Watches `fd` for input until `remove` is called with it.
+    /// Watches `fd` for input until `remove` is called with it. The loop only polls the number:
+    /// whoever opened the descriptor owns it, and removes it here before closing it.
     public func add(fd: Int32, name: String, onReadable: @escaping () -> Void) {
         sources.append(Source(fd: fd, name: name, onReadable: onReadable))
     }
@@ -159,11 +154,8 @@ public final class EventLoop {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)]
             fds += sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let n = poll(&fds, nfds_t(fds.count), pollTimeoutMS())
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("poll", "event loop")
-            }
+            // The timeout is worked out again after an interruption, so no deadline slips.
+            try retryingInterrupts("poll", "event loop") { poll(&fds, nfds_t(fds.count), pollTimeoutMS()) }
             wakeups += 1
             if fds[0].revents != 0 { readSignals() }
             if fds[1].revents != 0 { drainTimerFD() }
@@ -178,7 +170,11 @@ public final class EventLoop {
         running = true
         while running {
             var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            if !fds.isEmpty { _ = poll(&fds, nfds_t(fds.count), 0) }
+            if !fds.isEmpty && uninterrupted({ poll(&fds, nfds_t(fds.count), 0) }) < 0 {
+                // Only ENOMEM (or a bad list, a bug): handle no descriptor this time round.
+                log("\(SystemError("poll", "event loop"))")
+                for i in fds.indices { fds[i].revents = 0 }
+            }
             wakeups += 1
             iterate(readyFDs: fds.filter { $0.revents != 0 }.map(\.fd))
             guard running else { break }
@@ -232,12 +228,18 @@ public final class EventLoop {
     }
 
     private func readSignals() {
-        while case let signo = CLinux_signalfd_read(signalFD), signo > 0 {
-            if ignoring.contains(Int32(signo)) {
-                ignored(signal: Int32(signo))
-            } else {
-                onSignal(Int32(signo))
+        while true {
+            let signo = uninterrupted { CLinux_signalfd_read(signalFD) }
+            if signo > 0 {
+                if ignoring.contains(Int32(signo)) {
+                    ignored(signal: Int32(signo))
+                } else {
+                    onSignal(Int32(signo))
+                }
+                continue
             }
+            if errno != EAGAIN { log("\(SystemError("read", "event loop signals"))") }
+            return
         }
     }
 
@@ -249,8 +251,8 @@ public final class EventLoop {
 
     private func drainTimerFD() {
         var expirations: UInt64 = 0
-        let n = read(timerFD, &expirations, 8)
-        if n < 0 && errno != EAGAIN && errno != EINTR {
+        let n = uninterrupted { read(timerFD, &expirations, 8) }
+        if n < 0 && errno != EAGAIN {
             reportTimerProblem(SystemError("read", "event loop timer"))
         }
         armedDeadline = nil

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 import KioskCore
 
@@ -20,7 +20,9 @@ public final class FBDevDisplay: Display {
     public var onVisible: ((TimeStamp) -> Void)?
     public private(set) var bytesCopied = 0
 
-    private let fd: Int32
+    /// The framebuffer device, closed with the display (after the mapping is gone).
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
     private let panel: PixelSize
     private let turn: ScreenRotation
     private let lineLength: Int
@@ -28,8 +30,8 @@ public final class FBDevDisplay: Display {
     private let mappingLength: Int
     /// The visible screen inside the mapping (after the pan offset).
     private let visible: UnsafeMutableRawPointer
-    /// The console tty switched to graphics mode, to give back on exit (-1: none).
-    private var consoleFD: Int32 = -1
+    /// The console tty switched to graphics mode, to give back on exit.
+    private var console: FileDescriptor?
     private var restored = false
     /// Blanked (FBIOBLANK) for the display's sleep.
     public private(set) var isPoweredOn = true
@@ -38,37 +40,17 @@ public final class FBDevDisplay: Display {
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
         }
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 {
-            if errno == EACCES || errno == EPERM { throw DisplaySetupError.permissionDenied(path: path, group: "video") }
-            throw SystemError("open", path)
-        }
+        let descriptor = try openFramebuffer(path, O_RDWR | O_CLOEXEC)
+        let fd = descriptor.rawValue
         var info = CLinux_fb_info()
-        guard CLinux_fb_get_info(fd, &info) == 0 else {
-            let error = SystemError("FBIOGET_VSCREENINFO", path)
-            close(fd)
-            throw error
-        }
-        guard Self.isXRGB8888(info) else {
-            close(fd)
-            throw DisplaySetupError.unsupported("\(path): \(info.bits_per_pixel) bpp "
-                + "(red \(info.red_length)@\(info.red_offset), green \(info.green_length)@\(info.green_offset), "
-                + "blue \(info.blue_length)@\(info.blue_offset)) is not supported: the kiosk draws 32 bpp XRGB8888 "
-                + "(set the framebuffer to 32 bpp, e.g. fbset -depth 32, or the driver's bpp option)")
-        }
+        guard CLinux_fb_get_info(fd, &info) == 0 else { throw SystemError("FBIOGET_VSCREENINFO", path) }
+        let probe = FramebufferProbe(path: path, info: info)
+        if let problem = probe.problem { throw DisplaySetupError.unsupported(problem) }
         let length = Int(info.smem_len)
-        let offset = Int(info.yoffset) * Int(info.line_length) + Int(info.xoffset) * 4
-        guard offset + Int(info.yres) * Int(info.line_length) <= length else {
-            close(fd)
-            throw DisplaySetupError.unsupported("\(path): the visible screen lies outside the framebuffer memory")
-        }
+        let offset = FramebufferProbe.visibleOffset(info)
         let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-        guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else {
-            let error = SystemError("mmap", path)
-            close(fd)
-            throw error
-        }
-        self.fd = fd
+        guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else { throw SystemError("mmap", path) }
+        self.descriptor = descriptor
         self.path = path
         self.turn = turn
         self.rotation = rotation
@@ -81,21 +63,14 @@ public final class FBDevDisplay: Display {
         // 0 and 0xFFFFFFFF (-1) mean unknown; the sanity check rejects both.
         reportedPxPerMM = PixelDensity.pxPerMM(
             pixels: panel, mmWidth: Int(Int32(bitPattern: info.width_mm)), mmHeight: Int(Int32(bitPattern: info.height_mm)))
-        let id = fixedCString(info.id)
-        name = "fbdev:\(path):\(String(id.map { $0 == " " ? "_" : $0 })):\(panel)" + (rotation != 0 ? ":rot\(rotation)" : "")
+        name = "fbdev:\(path):\(String(probe.id.map { $0 == " " ? "_" : $0 })):\(panel)" + (rotation != 0 ? ":rot\(rotation)" : "")
         clear()
         enterGraphicsMode()
     }
 
     deinit {
         restore()
-        munmap(mapping, mappingLength)
-        close(fd)
-    }
-
-    static func isXRGB8888(_ info: CLinux_fb_info) -> Bool {
-        info.bits_per_pixel == 32 && info.red_offset == 16 && info.green_offset == 8 && info.blue_offset == 0
-            && info.red_length == 8 && info.green_length == 8 && info.blue_length == 8
+        if munmap(mapping, mappingLength) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("munmap", path))") }
     }
 
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
@@ -136,12 +111,10 @@ public final class FBDevDisplay: Display {
         if !isPoweredOn { try? setPower(on: true) }
         restored = true
         clear()
-        if consoleFD >= 0 {
-            if CLinux_kd_set_graphics(consoleFD, 0) != 0 {
+        if let tty = console.take() {
+            if CLinux_kd_set_graphics(tty.rawValue, 0) != 0 {
                 Console.errorLine("bubble-kiosk: \(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
             }
-            close(consoleFD)
-            consoleFD = -1
         }
     }
 
@@ -154,12 +127,12 @@ public final class FBDevDisplay: Display {
     /// Stops fbcon drawing text and its blinking cursor over the picture. Best effort: without
     /// access to /dev/tty0 (not root, not on the console) the kiosk still runs.
     private func enterGraphicsMode() {
-        let tty = open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard tty >= 0 else { return }
-        if CLinux_kd_set_graphics(tty, 1) == 0 {
-            consoleFD = tty
-        } else {
-            close(tty)
+        let tty: FileDescriptor
+        do {
+            tty = try FileDescriptor.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        } catch {
+            return
         }
+        if CLinux_kd_set_graphics(tty.rawValue, 1) == 0 { console = consume tty }
     }
 }

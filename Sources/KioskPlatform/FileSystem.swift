@@ -18,8 +18,8 @@ public enum FileSystem {
     /// Reads a whole regular file of at most `limit` bytes; throws `FileRefusal` for anything
     /// else (a FIFO, a device, a directory, a bigger file).
     public static func readBytes(_ path: String, limit: Int = defaultReadLimit) throws -> [UInt8] {
-        let fd = try openRegularFile(path)
-        defer { close(fd) }
+        let file = try openRegularFile(path)
+        let fd = file.rawValue
         var st = stat()
         if fstat(fd, &st) == 0, Int(st.st_size) > limit { throw FileRefusal.tooLarge(bytes: Int(st.st_size), limit: limit) }
         var result: [UInt8] = []
@@ -38,21 +38,17 @@ public enum FileSystem {
 
     /// Opens `path` for reading when it is a regular file (after symlinks), else throws
     /// `FileRefusal.notRegular`. O_NONBLOCK keeps the open itself from waiting for a FIFO's writer.
-    public static func openRegularFile(_ path: String) throws -> Int32 {
-        let fd = try retryingInterrupts("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    public static func openRegularFile(_ path: String) throws -> FileDescriptor {
+        let file = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = file.rawValue
         var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let error = SystemError("fstat", path)
-            close(fd)
-            throw error
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw FileRefusal.notRegular(kind: fileKind(st.st_mode))
-        }
+        guard fstat(fd, &st) == 0 else { throw SystemError("fstat", path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw FileRefusal.notRegular(kind: fileKind(st.st_mode)) }
         // Reads must block as usual (on regular files O_NONBLOCK changes nothing, but be plain).
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return fd
+        // A failed F_GETFL returns -1, which would set every flag: check both calls.
+        let flags = try retryingInterrupts("fcntl(F_GETFL)", path) { fcntl(fd, F_GETFL) }
+        try retryingInterrupts("fcntl(F_SETFL)", path) { fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        return file
     }
 
     static func fileKind(_ mode: mode_t) -> String {
@@ -122,7 +118,7 @@ public enum FileRefusal: Error, Equatable, CustomStringConvertible {
 
 /// Reads a file line by line in constant memory, for recordings of any length.
 public final class LineReader {
-    private let fd: Int32
+    private let file: FileDescriptor
     private let path: String
     private var buffer: [UInt8] = []
     private var start = 0
@@ -132,10 +128,8 @@ public final class LineReader {
     /// Opens `path`, which must be a regular file.
     public init(path: String) throws {
         self.path = path
-        self.fd = try FileSystem.openRegularFile(path)
+        self.file = try FileSystem.openRegularFile(path)
     }
-
-    deinit { close(fd) }
 
     /// The next line without its line end (see `EvemuLineSplitter.line`), nil at the end.
     public func next() throws(RecordingError) -> String? {
@@ -171,17 +165,12 @@ public final class LineReader {
             start = 0
         }
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                buffer.append(contentsOf: chunk[0..<n])
-                return
-            }
-            if n == 0 {
-                atEnd = true
-                return
-            }
-            if errno == EINTR { continue }
+        let n = chunk.withUnsafeMutableBytes { buf in uninterrupted { read(file.rawValue, buf.baseAddress, buf.count) } }
+        if n > 0 {
+            buffer.append(contentsOf: chunk[0..<n])
+        } else if n == 0 {
+            atEnd = true
+        } else {
             let reason = String(cString: strerror(errno))
             throw RecordingError(file: path, line: lineNumber + 1, message: "cannot read: \(reason)")
         }

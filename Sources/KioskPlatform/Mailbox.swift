@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 import Synchronization
 
@@ -7,27 +7,31 @@ import Synchronization
 /// never blocks, so neither side can stall the other.
 public final class Mailbox<Message: Sendable>: Sendable {
     private let queue = Mutex<[Message]>([])
-    /// Readable while messages are waiting.
-    public let fd: Int32
+    /// The eventfd, owned (and closed) by the mailbox.
+    private let counter: FileDescriptor
+    /// Readable while messages are waiting: the number to poll, while the mailbox lives.
+    public var fd: Int32 { counter.rawValue }
 
     public init(name: String) throws {
-        fd = try retryingInterrupts("eventfd", name) { CLinux_eventfd_create() }
+        counter = FileDescriptor(adopting: try retryingInterrupts("eventfd", name) { CLinux_eventfd_create() })
     }
-
-    deinit { close(fd) }
 
     /// Queues `message` and wakes the other side; callable from any thread.
     public func post(_ message: Message) {
         queue.withLock { $0.append(message) }
         var one: UInt64 = 1
-        // EAGAIN only when the counter is near 2^64: the reader is awake anyway.
-        _ = write(fd, &one, 8)
+        // EAGAIN only when the counter is near 2^64: the reader is awake anyway. An eventfd the
+        // mailbox owns fails no other way short of a bug.
+        let n = uninterrupted { write(fd, &one, 8) }
+        assert(n == 8 || errno == EAGAIN, "eventfd write: errno \(errno)")
     }
 
     /// Takes every message waiting, oldest first; empty when none (never blocks).
     public func take() -> [Message] {
         var count: UInt64 = 0
-        _ = read(fd, &count, 8)
+        // EAGAIN: nothing was posted since the last take (the queue says what is waiting).
+        let n = uninterrupted { read(fd, &count, 8) }
+        assert(n == 8 || errno == EAGAIN, "eventfd read: errno \(errno)")
         return queue.withLock { q in
             let all = q
             q.removeAll(keepingCapacity: true)
@@ -38,7 +42,8 @@ public final class Mailbox<Message: Sendable>: Sendable {
     /// Blocks until a message comes or `timeoutMS` passes (-1: no timeout), then takes them.
     public func wait(timeoutMS: Int32 = -1) -> [Message] {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while poll(&pfd, 1, timeoutMS) < 0 && errno == EINTR {}
+        // Only ENOMEM fails it otherwise: then take what is there, the caller waits again.
+        uninterrupted { poll(&pfd, 1, timeoutMS) }
         return take()
     }
 
@@ -72,6 +77,7 @@ public final class WorkerThread {
         var t = pthread_t()
         let r = pthread_create(&t, nil, { arg in
             let body = Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue()
+            // Only the name in `top -H` is lost if this fails.
             _ = CLinux_set_thread_name(body.name)
             body.run()
             return nil
@@ -87,6 +93,8 @@ public final class WorkerThread {
     public func join() {
         guard !joined else { return }
         joined = true
-        pthread_join(thread, nil)
+        let r = pthread_join(thread, nil)
+        // EDEADLK/EINVAL/ESRCH mean a bug (joining itself, a detached thread): say so in tests.
+        assert(r == 0, "pthread_join: errno \(r)")
     }
 }

@@ -21,13 +21,33 @@ public struct SystemError: Error, CustomStringConvertible {
     }
 }
 
+/// The one EINTR loop: calls `body` again while `interrupted` says its result means "interrupted
+/// by a signal", and returns the first other result. The helpers below are its usual forms;
+/// call it directly for another convention (libevdev returns `-EINTR`).
+public func retrying<T>(whileInterrupted interrupted: (T) -> Bool, _ body: () throws -> T) rethrows -> T {
+    while true {
+        let r = try body()
+        if !interrupted(r) { return r }
+    }
+}
+
+/// Throws `SystemError` when `result`, a call's error number (the pthread and posix_spawn
+/// convention: 0 or an errno value, never -1), is not 0.
+public func checkErrorNumber(_ call: String, _ context: String, _ result: Int32) throws {
+    if result != 0 { throw SystemError(call, context, errno: result) }
+}
+
 /// Calls `body` until it does not fail with EINTR; throws `SystemError` on -1.
 @discardableResult
 public func retryingInterrupts<T: BinaryInteger>(_ call: String, _ context: String, _ body: () -> T) throws -> T {
-    while true {
-        let r = body()
-        if r != -1 { return r }
-        if errno == EINTR { continue }
-        throw SystemError(call, context)
-    }
+    let r = uninterrupted(body)
+    if r == -1 { throw SystemError(call, context) }
+    return r
+}
+
+/// Calls `body` until it does not fail with EINTR and returns its result, with `errno` as the
+/// call left it: for callers that expect some failures (EAGAIN) and decide themselves.
+@discardableResult
+public func uninterrupted<T: BinaryInteger>(_ body: () -> T) -> T {
+    retrying(whileInterrupted: { $0 == -1 && errno == EINTR }, body)
 }

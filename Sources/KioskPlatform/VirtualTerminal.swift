@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 
 /// What a VT switch signal asks of the kiosk.
@@ -33,7 +33,8 @@ public final class VirtualTerminal: ConsoleOwner {
     public var name: String { "/dev/tty\(number)" }
 
     /// Our own descriptor for the VT (a dup), so a closed or redirected stdin cannot take it away.
-    private let fd: Int32
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
     private let savedKDMode: Int32
     private let savedVTMode: vt_mode
     private var restored = false
@@ -41,23 +42,19 @@ public final class VirtualTerminal: ConsoleOwner {
     /// The VT behind `fd`, taken over for VT_PROCESS switching and graphics mode; nil when `fd`
     /// is not a virtual console (a pipe, /dev/null, a serial line, ssh's pty, /dev/tty0).
     /// Throws when it is one but cannot be taken (not root and not its owner: EPERM).
-    public static func open(fd: Int32 = STDIN_FILENO) throws -> VirtualTerminal? {
+    public static func open(fd: Int32 = Glibc.STDIN_FILENO) throws -> VirtualTerminal? {
         var info = stat()
         if fstat(fd, &info) != 0 {
             if errno == EBADF { return nil }  // no such descriptor: started without stdin
             throw SystemError("fstat", "fd \(fd)")
         }
         guard let number = vtNumber(mode: info.st_mode, device: info.st_rdev) else { return nil }
-        let own = try retryingInterrupts("fcntl(F_DUPFD_CLOEXEC)", "/dev/tty\(number)") { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
-        do {
-            return try VirtualTerminal(fd: own, number: number)
-        } catch {
-            close(own)
-            throw error
-        }
+        // Closed again if taking the VT fails (the parameter is consumed either way).
+        return try VirtualTerminal(FileDescriptor.duplicate(fd, context: "/dev/tty\(number)"), number: number)
     }
 
-    private init(fd: Int32, number: Int) throws {
+    private init(_ descriptor: consuming FileDescriptor, number: Int) throws {
+        let fd = descriptor.rawValue
         let name = "/dev/tty\(number)"
         var kd: Int32 = 0
         try retryingInterrupts("KDGETMODE", name) { CLinux_kd_get_mode(fd, &kd) }
@@ -76,10 +73,12 @@ public final class VirtualTerminal: ConsoleOwner {
             // Leave the VT as it was: a kiosk without its VT still runs.
             var back = saved
             back.mode = CChar(CLinux_VT_AUTO)
-            _ = CLinux_vt_set_mode(fd, &back)
+            if CLinux_vt_set_mode(fd, &back) != 0 {
+                Console.errorLine("bubble-kiosk: \(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
+            }
             throw error
         }
-        self.fd = fd
+        self.descriptor = descriptor
         self.number = number
         switchSignal = signal
         savedKDMode = kd
@@ -89,7 +88,6 @@ public final class VirtualTerminal: ConsoleOwner {
 
     deinit {
         restore()
-        close(fd)
     }
 
     /// The VT number of a character device 4:1...4:63 (tty1..tty63); nil for anything else,

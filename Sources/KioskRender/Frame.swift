@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// A `PixelBuffer` with a cairo image surface over it: what the renderer draws into.

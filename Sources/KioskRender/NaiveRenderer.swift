@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// The yardstick renderer: every frame, the whole screen, every shape drawn with cairo paths.

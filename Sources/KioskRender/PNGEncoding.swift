@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// PNG files in memory: the commands and the runtime hand the bytes to the one output-file

@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// The operator screens' shapes (the touch-test screen and the heatmap): panels, trails and

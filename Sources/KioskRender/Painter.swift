@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// Draws each kind of shape with cairo paths, at scale 1 and full opacity.

@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// Draws scenes into a `Frame`, repainting only what changed since the last scene.

@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import KioskCore
 
 /// A pre-rendered ARGB32 (premultiplied) picture of one shape, owned by the sprite cache.

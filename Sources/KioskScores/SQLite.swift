@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Glibc
 import KioskCore
 import KioskPlatform

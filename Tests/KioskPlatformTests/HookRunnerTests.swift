@@ -344,3 +344,61 @@ import Testing
         #expect(failures.first?.contains("No such file or directory") == true)
     }
 }
+
+/// What the runner does with hooks when the kiosk stops, and with lines longer than the log takes.
+@Suite(.serialized) struct HookRunnerExitTests {
+    /// A hook whose whole group ignores SIGTERM used to outlive the kiosk with its children;
+    /// now stop() sends SIGTERM, then SIGKILL, within about a second.
+    @Test func hooksStillRunningAtExitAreStoppedWithTheirGroups() throws {
+        let h = try HookRunnerTests.Harness()
+        try h.script("stubborn", """
+            trap '' TERM
+            sleep 300 &
+            echo $! > "$1/grandchild"
+            echo $$ > "$1/pid"
+            sleep 300
+            """)
+        try h.script("polite", "echo $$ > \"$1/polite\"; exec sleep 300")
+        var settings = HookSettings()
+        settings.idle = "\(h.dir)/stubborn \(h.dir)"
+        settings.pop = "\(h.dir)/polite \(h.dir)"
+        settings.timeoutS = 60
+        h.start(settings)
+        h.runner.fire(.idle)
+        h.runner.fire(.pop)
+        // Each file exists as soon as its redirection opens it: wait for the whole line.
+        #expect(try h.run(seconds: 5) { ["grandchild", "pid", "polite"].allSatisfy { (h.read($0) ?? "").hasSuffix("\n") } })
+        let started = EventLoop.now()
+        h.runner.stop()
+        let took = EventLoop.now().milliseconds(since: started)
+        #expect(took < h.runner.exitGraceMS + h.runner.exitKillWaitMS + 300, "\(took) ms")
+        #expect(h.runner.running == 0)
+        for name in ["grandchild", "pid", "polite"] {
+            let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0
+            #expect(pid > 0 && HookRunnerTests.isGone(pid), "\(name) \(pid) is gone")
+        }
+        #expect(h.logs.contains { $0.contains("2 hooks still running at exit") && $0.contains("SIGTERM") })
+        #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGKILL to its process group") })
+        #expect(h.lines(containing: "hook pop[").contains { $0.contains("killed by signal 15") })
+        #expect(h.lines(containing: "hook pop[").allSatisfy { !$0.contains("SIGKILL") }, "SIGTERM was enough")
+        h.runner.fire(.pop)
+        #expect(h.runner.running == 0, "no hook starts after stop()")
+    }
+
+    /// A line is escaped first and then cut, so the log line is what `echoed` makes of the
+    /// whole line (before, 300 raw bytes were kept and then escaped, which made it longer).
+    @Test func aLongLineIsCutAfterEscaping() throws {
+        let h = try HookRunnerTests.Harness()
+        try h.script("controls", "head -c 400 /dev/zero | tr '\\0' '\\001'; echo; yes é | head -n 500 | tr -d '\\n'; echo")
+        var settings = HookSettings()
+        settings.pop = "\(h.dir)/controls"
+        h.start(settings)
+        h.runner.fire(.pop)
+        #expect(try h.run(seconds: 5) { h.runner.running == 0 })
+        let output = h.lines(containing: "hook pop[").filter { !$0.contains("exited with status") }
+        let controls = String(repeating: "\u{1}", count: 400), accents = String(repeating: "é", count: 500)
+        #expect(output.count == 2)
+        #expect(output.first?.hasSuffix("]: " + echoed(controls, limit: HookRunner.maximumLineBytes)) == true, "\(output)")
+        #expect(output.last?.hasSuffix("]: " + echoed(accents, limit: HookRunner.maximumLineBytes)) == true, "\(output)")
+    }
+}

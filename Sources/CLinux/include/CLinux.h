@@ -50,11 +50,14 @@ static inline int CLinux_signalfd_set(int fd, const int *signals, int count) {
 /// write with EPIPE instead of killing the kiosk with its display unrestored.
 static inline int CLinux_ignore_sigpipe(void) { return signal(SIGPIPE, SIG_IGN) == SIG_ERR ? -1 : 0; }
 
-/// Reads one pending signal number from a signalfd, or -1.
+/// Reads one pending signal number from a signalfd, or -1 with errno set (EAGAIN: none
+/// pending; EIO for a short read, which a signalfd never gives).
 static inline int CLinux_signalfd_read(int fd) {
     struct signalfd_siginfo info;
     ssize_t n = read(fd, &info, sizeof info);
-    return n == (ssize_t)sizeof info ? (int)info.ssi_signo : -1;
+    if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
+    if (n >= 0) errno = EIO;
+    return -1;
 }
 
 /// Monotonic time in microseconds.
@@ -115,9 +118,10 @@ static inline int CLinux_pidfd_open(pid_t pid) {
 #endif
 }
 
-/// Empties `set` and fills it with every signal (for POSIX_SPAWN_SETSIGMASK/SETSIGDEF).
-static inline void CLinux_sigset_empty(sigset_t *set) { sigemptyset(set); }
-static inline void CLinux_sigset_fill(sigset_t *set) { sigfillset(set); }
+/// Empties `set` and fills it with every signal (for POSIX_SPAWN_SETSIGMASK/SETSIGDEF);
+/// 0 or -1 with errno set.
+static inline int CLinux_sigset_empty(sigset_t *set) { return sigemptyset(set); }
+static inline int CLinux_sigset_fill(sigset_t *set) { return sigfillset(set); }
 
 /// Decoding a waitpid status (macros Swift cannot import).
 static inline int CLinux_wifexited(int status) { return WIFEXITED(status); }

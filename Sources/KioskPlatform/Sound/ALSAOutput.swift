@@ -1,4 +1,4 @@
-import CALSA
+internal import CALSA
 import Glibc
 import KioskCore
 
@@ -35,12 +35,17 @@ public final class ALSAOutput {
         r = snd_pcm_nonblock(pcm, 0)
         if r >= 0 { r = configure() }
         if r < 0 {
-            snd_pcm_close(pcm)
+            // Cleanup on a failure path: the error being thrown is the one to report.
+            _ = snd_pcm_close(pcm)
             throw Self.error(device, "cannot set up 16-bit stereo at 48000 Hz", r)
         }
     }
 
-    deinit { snd_pcm_close(pcm) }
+    deinit {
+        // Nothing else can be done about a failure here.
+        let r = snd_pcm_close(pcm)
+        if r < 0 { Console.errorLine("bubble-kiosk: \(Self.error(device, "cannot close", r))") }
+    }
 
     private static func error(_ device: String, _ what: String, _ r: Int32) -> SoundDeviceError {
         var reason = "\(what): \(String(cString: snd_strerror(r)))"
@@ -67,8 +72,8 @@ public final class ALSAOutput {
         var buffer = snd_pcm_uframes_t(Self.bufferFrames)
         r = snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer); if r < 0 { return r }
         r = snd_pcm_hw_params(pcm, hw); if r < 0 { return r }
-        _ = snd_pcm_hw_params_get_period_size(hw, &period, &dir)
-        _ = snd_pcm_hw_params_get_buffer_size(hw, &buffer)
+        r = snd_pcm_hw_params_get_period_size(hw, &period, &dir); if r < 0 { return r }
+        r = snd_pcm_hw_params_get_buffer_size(hw, &buffer); if r < 0 { return r }
         periodFrames = max(1, Int(period))
         bufferFrames = max(periodFrames, Int(buffer))
 

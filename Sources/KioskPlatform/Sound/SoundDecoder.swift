@@ -1,4 +1,4 @@
-import CSndfile
+internal import CSndfile
 import Glibc
 import KioskCore
 
@@ -19,9 +19,9 @@ public enum SoundDecoder {
 
     /// Decodes `path` (a regular file) and resamples it to 48 kHz stereo.
     public static func decode(path: String) throws(SoundFileError) -> SoundClip {
-        let fd: Int32
+        let file: FileDescriptor
         do {
-            fd = try FileSystem.openRegularFile(path)
+            file = try FileSystem.openRegularFile(path)
         } catch let error as SystemError {
             throw SoundFileError(path: path, reason: String(cString: strerror(error.errno)))
         } catch {
@@ -29,7 +29,7 @@ public enum SoundDecoder {
         }
         var info = SF_INFO()
         // libsndfile closes fd from here on (close_desc = 1), also when it fails.
-        guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, 1) else {
+        guard let file = sf_open_fd(file.release(), Int32(SFM_READ), &info, 1) else {
             throw SoundFileError(path: path, reason: "not a sound file libsndfile can decode (\(String(cString: sf_strerror(nil))))")
         }
         defer { sf_close(file) }

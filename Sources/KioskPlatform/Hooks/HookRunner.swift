@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 import KioskCore
 
@@ -19,10 +19,12 @@ import KioskCore
 /// - After `[hooks] timeout_s` the run's whole process group gets SIGTERM, and SIGKILL
 ///   `killGraceMS` later. Children are reaped through a pidfd in the poll loop (a 100 ms
 ///   timer with `waitpid(WNOHANG)` where pidfds are missing).
+/// - When the kiosk stops (`stop()`), hooks still running get SIGTERM to their process groups
+///   and SIGKILL a moment later: the exit waits about a second at most, and leaves none behind.
 /// - `HookLimiter` caps how many run at once and how often each event runs; drops are counted
 ///   and logged on their 1st, 2nd, 4th, 8th... time.
 public final class HookRunner {
-    /// Longest output line logged, in bytes; the rest of the line is cut.
+    /// Longest output line logged, in characters after escaping (`echoed`); the rest is cut.
     public static let maximumLineBytes = 300
     /// Output lines logged per run; then one `... output truncated` line.
     public static let maximumLines = 20
@@ -52,7 +54,7 @@ public final class HookRunner {
     private let loop: EventLoop
     private var limiter: HookLimiter
     private var commands: [HookEvent: Command] = [:]
-    private var runs: [Run] = []
+    private var runs: [HookRun] = []
     private var timer: EventLoop.TimerID!
     private let baseEnvironment: [String]
     private var spawnFailures: [HookEvent: RateLimitedLog] = [:]
@@ -66,32 +68,6 @@ public final class HookRunner {
         case unusable(words: [String], why: String)
     }
 
-    private final class Run {
-        let event: HookEvent
-        let pid: pid_t
-        let started: TimeStamp
-        var pidfd: Int32?
-        var output: Int32?
-        var exited = false
-        /// When the next step against it is due: SIGTERM, then SIGKILL; nil after SIGKILL.
-        var deadline: TimeStamp?
-        var terminated = false
-        var partial: [UInt8] = []
-        var partialCut = false
-        var lines = 0
-        var bytes = 0
-        var truncated = false
-
-        init(event: HookEvent, pid: pid_t, started: TimeStamp, deadline: TimeStamp) {
-            self.event = event
-            self.pid = pid
-            self.started = started
-            self.deadline = deadline
-        }
-
-        var label: String { "hook \(event.rawValue)[\(pid)]" }
-    }
-
     /// - Parameter environment: the variables children inherit (default: the kiosk's own),
     ///   before the withheld ones are taken out.
     public init(settings: HookSettings, loop: EventLoop, environment: [String]? = nil,
@@ -100,7 +76,7 @@ public final class HookRunner {
         self.loop = loop
         self.log = log
         limiter = HookLimiter(settings)
-        baseEnvironment = (environment ?? Self.processEnvironment()).filter { entry in
+        baseEnvironment = (environment ?? HookProgram.processEnvironment()).filter { entry in
             let name = entry.split(separator: "=", maxSplits: 1).first.map(String.init) ?? entry
             if Self.withheldVariables.contains(name) { return false }
             // The event's own variables come from the event, never from the kiosk's environment.
@@ -189,25 +165,62 @@ public final class HookRunner {
         armTimer()
     }
 
-    /// The kiosk is stopping: the loop lets go of every run without waiting or killing (under
-    /// systemd, stopping the unit ends what is left of them); no hook starts from now on.
+    /// Between SIGTERM and SIGKILL to the hooks still running when the kiosk stops, and the
+    /// most `stop()` then waits for SIGKILL to take: together they bound the kiosk's exit.
+    public var exitGraceMS = 500.0
+    public var exitKillWaitMS = 250.0
+
+    /// The kiosk is stopping: no hook starts from now on, and the process groups of hooks still
+    /// running get SIGTERM, then SIGKILL `exitGraceMS` later if anything of them is left, so no
+    /// hook outlives the kiosk (one ignoring SIGTERM would otherwise stay, with its children).
+    /// Waits at most `exitGraceMS + exitKillWaitMS`.
     public func stop() {
         guard !stopped else { return }
         stopped = true
         loop.arm(timer, at: nil)
-        if !runs.isEmpty {
-            log(.notice, "\(runs.count) hook\(runs.count == 1 ? "" : "s") still running at exit, left to finish: "
-                + runs.map(\.label).joined(separator: ", "))
+        let left = runs.filter { !$0.exited || $0.groupIsAlive }
+        if !left.isEmpty {
+            log(.notice, "\(left.count) hook\(left.count == 1 ? "" : "s") still running at exit: "
+                + left.map(\.label).joined(separator: ", ") + "; SIGTERM to \(left.count == 1 ? "its process group" : "their process groups")")
+            for run in left { signalGroup(run, SIGTERM) }
+            let alive = waitForGroups(left, ms: exitGraceMS)
+            if !alive.isEmpty {
+                log(.warning, alive.map(\.label).joined(separator: ", ")
+                    + ": still running \(formatSeconds(exitGraceMS / 1000)) s after SIGTERM at exit; SIGKILL to "
+                    + (alive.count == 1 ? "its process group" : "their process groups"))
+                for run in alive { signalGroup(run, SIGKILL) }
+                // SIGKILL cannot be refused: only our own children are left to reap (their
+                // children's zombies are init's).
+                let end = EventLoop.now().adding(milliseconds: exitKillWaitMS)
+                while alive.contains(where: { !$0.exited }) && EventLoop.now() < end {
+                    for run in alive where !run.exited { reap(run) }
+                    if alive.contains(where: { !$0.exited }) { pause() }
+                }
+            }
         }
         for run in runs {
             closeOutput(run)
-            if let fd = run.pidfd {
-                loop.remove(fd: fd)
-                close(fd)
-                run.pidfd = nil
-            }
+            if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
         }
         runs.removeAll()
+    }
+
+    /// Reaps and waits (in 10 ms steps, at most `ms`) until no process of `runs`' groups is
+    /// left; returns the runs whose groups still have one (a zombie not yet reaped by init
+    /// counts: then SIGKILL goes to a group that is dead already, which does no harm).
+    private func waitForGroups(_ runs: [HookRun], ms: Double) -> [HookRun] {
+        let end = EventLoop.now().adding(milliseconds: ms)
+        while true {
+            for run in runs where !run.exited { reap(run) }
+            let alive = runs.filter { $0.groupIsAlive }
+            if alive.isEmpty || EventLoop.now() >= end { return alive }
+            pause()
+        }
+    }
+
+    /// 10 ms, restarted when a signal interrupts it: nothing to poll for a process group.
+    private func pause() {
+        uninterrupted { poll(nil, 0, 10) }
     }
 
     // MARK: - Programs
@@ -232,118 +245,29 @@ public final class HookRunner {
         baseEnvironment.last { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) }
     }
 
-    public struct Unusable: Error {
-        public let message: String
-    }
+    /// Why a hook's program cannot run.
+    public typealias Unusable = HookProgram.Unusable
 
-    /// Where `program` is, as `execvp` would find it: a name with a `/` as it is, else the
-    /// first executable regular file of that name in `searchPath` (the hooks' `$PATH`;
-    /// `/usr/local/bin:/usr/bin:/bin` when unset).
+    /// Where `program` is, as `execvp` would find it (see `HookProgram.resolve`).
     public static func resolve(_ program: String, searchPath: String? = nil) -> Result<String, Unusable> {
-        if program.contains("/") {
-            if let problem = unusable(program) { return .failure(Unusable(message: problem)) }
-            return .success(program)
-        }
-        let pathList = searchPath ?? "/usr/local/bin:/usr/bin:/bin"
-        var firstProblem: String?
-        for dir in pathList.split(separator: ":", omittingEmptySubsequences: false) {
-            let base = dir.isEmpty ? "." : String(dir)
-            let candidate = base.hasSuffix("/") ? base + program : base + "/" + program
-            guard let problem = unusable(candidate) else { return .success(candidate) }
-            if problem != "no such file", firstProblem == nil { firstProblem = "\(candidate): \(problem)" }
-        }
-        return .failure(Unusable(message: firstProblem ?? "not found in PATH (\(echoed(pathList, limit: 200)))"))
-    }
-
-    /// Why `path` cannot be executed, or nil when it can.
-    private static func unusable(_ path: String) -> String? {
-        var st = stat()
-        if stat(path, &st) != 0 { return errno == ENOENT || errno == ENOTDIR ? "no such file" : String(cString: strerror(errno)) }
-        if (st.st_mode & S_IFMT) != S_IFREG { return "not a regular file" }
-        if access(path, X_OK) != 0 { return "not executable (\(String(cString: strerror(errno))))" }
-        return nil
-    }
-
-    private static func processEnvironment() -> [String] {
-        var result: [String] = []
-        guard let env = CLinux_environ() else { return result }
-        var i = 0
-        while let entry = env[i] {
-            result.append(String(cString: entry))
-            i += 1
-        }
-        return result
+        HookProgram.resolve(program, searchPath: searchPath)
     }
 
     // MARK: - Starting
 
     private func spawn(_ event: HookEvent, path: String, words: [String], payload: HookPayload,
-                       at now: TimeStamp) throws -> Run {
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
-        try retryingInterrupts("pipe2", "hook \(event.rawValue) input") { CLinux_pipe_cloexec(&input) }
-        do {
-            try retryingInterrupts("pipe2", "hook \(event.rawValue) output") { CLinux_pipe_cloexec(&output) }
-        } catch {
-            close(input[0]); close(input[1])
-            throw error
-        }
-        // Only the kiosk's ends are non-blocking: the child's are ordinary blocking pipes.
-        _ = fcntl(input[1], F_SETFL, O_NONBLOCK)
-        _ = fcntl(output[0], F_SETFL, O_NONBLOCK)
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-        _ = CLinux_spawn_closefrom(&actions, 3)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, CLinux_POSIX_SPAWN_SETPGROUP | CLinux_POSIX_SPAWN_SETSIGMASK
-                                     | CLinux_POSIX_SPAWN_SETSIGDEF)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var none = sigset_t(), all = sigset_t()
-        CLinux_sigset_empty(&none)
-        CLinux_sigset_fill(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-
-        let argv = words.map { strdup($0) } + [nil]
-        let envp = (baseEnvironment + payload.environment).map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let status = argv.withUnsafeBufferPointer { a in
-            envp.withUnsafeBufferPointer { e in
-                posix_spawn(&pid, path, &actions, &attributes, a.baseAddress!, e.baseAddress!)
-            }
-        }
-        close(input[0])
-        close(output[1])
-        guard status == 0 else {
-            close(input[1])
-            close(output[0])
-            throw SystemError("posix_spawn", path, errno: status)
-        }
-
-        // The JSON line fits the pipe's buffer; a hook that never reads it loses nothing else.
+                       at now: TimeStamp) throws -> HookRun {
         var line = Array(payload.json.utf8)
         if line.count > Self.maximumPayloadBytes { line = Array(HookPayload(event, time: wallClock()).json.utf8) }
-        _ = line.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
-        close(input[1])
-
-        let run = Run(event: event, pid: pid, started: now, deadline: now.adding(milliseconds: settings.timeoutS * 1000))
-        run.output = output[0]
-        loop.add(fd: output[0], name: run.label) { [unowned self, unowned run] in readOutput(run) }
-        let pidfd = usesPidfds ? CLinux_pidfd_open(pid) : -1
-        if pidfd >= 0 {
-            run.pidfd = pidfd
-            loop.add(fd: pidfd, name: run.label) { [unowned self, unowned run] in reap(run) }
+        let run = try HookSpawn.start(event, path: path, words: words, environment: baseEnvironment + payload.environment,
+                                      input: line, at: now, deadline: now.adding(milliseconds: settings.timeoutS * 1000),
+                                      log: log)
+        if let output = run.outputFD {
+            loop.add(fd: output, name: run.label) { [unowned self, unowned run] in readOutput(run) }
+        }
+        if usesPidfds, let pidfd = HookSpawn.pidfd(run.pid) {
+            loop.add(fd: pidfd.rawValue, name: run.label) { [unowned self, unowned run] in reap(run) }
+            run.pidfd = consume pidfd
         }
         return run
     }
@@ -351,18 +275,18 @@ public final class HookRunner {
     // MARK: - Looking after runs
 
     private func handleTimer(_ now: TimeStamp) {
-        for run in runs where !run.exited && run.pidfd == nil { reap(run) }
+        for run in runs where !run.exited && !run.watchedByPidfd { reap(run) }
         for run in runs {
             guard let due = run.deadline, due <= now else { continue }
             if !run.terminated {
                 run.terminated = true
                 run.deadline = now.adding(milliseconds: killGraceMS)
-                kill(-run.pid, SIGTERM)
+                signalGroup(run, SIGTERM)
                 log(.warning, "\(run.label): still running after its \(formatSeconds(settings.timeoutS)) s timeout; "
                     + "SIGTERM to its process group")
             } else {
                 run.deadline = nil
-                kill(-run.pid, SIGKILL)
+                signalGroup(run, SIGKILL)
                 log(.warning, "\(run.label): still running \(formatSeconds(killGraceMS / 1000)) s after SIGTERM; "
                     + "SIGKILL to its process group")
                 // A process that left the group must not keep the run (and its slot) forever.
@@ -373,27 +297,30 @@ public final class HookRunner {
         armTimer()
     }
 
+    /// Sends `signal` to the run's process group; ESRCH (all of it gone) is no problem.
+    private func signalGroup(_ run: HookRun, _ signal: Int32) {
+        if !run.signalGroup(signal) {
+            log(.error, "\(run.label): \(SystemError("kill", "process group \(run.pid)"))")
+        }
+    }
+
     private func armTimer() {
         guard !stopped else { return }
         var next = runs.compactMap(\.deadline).min()
-        if runs.contains(where: { !$0.exited && $0.pidfd == nil }) {
+        if runs.contains(where: { !$0.exited && !$0.watchedByPidfd }) {
             let poll = loop.now.adding(milliseconds: 100)
             next = min(next ?? poll, poll)
         }
         loop.arm(timer, at: next)
     }
 
-    private func reap(_ run: Run) {
+    private func reap(_ run: HookRun) {
         guard !run.exited else { return }
         var status: Int32 = 0
-        let r = waitpid(run.pid, &status, WNOHANG)
-        if r == 0 || (r < 0 && errno == EINTR) { return }
+        let r = uninterrupted { waitpid(run.pid, &status, WNOHANG) }
+        if r == 0 { return }
         run.exited = true
-        if let fd = run.pidfd {
-            loop.remove(fd: fd)
-            close(fd)
-            run.pidfd = nil
-        }
+        if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
         let seconds = formatSeconds(loop.now.milliseconds(since: run.started) / 1000)
         if r < 0 {
             log(.error, "\(run.label): waitpid: \(String(cString: strerror(errno)))")
@@ -410,27 +337,25 @@ public final class HookRunner {
         armTimer()
     }
 
-    private func finishIfDone(_ run: Run) {
-        guard run.exited, run.output == nil else { return }
+    private func finishIfDone(_ run: HookRun) {
+        guard run.exited, run.output?.rawValue == nil else { return }
         runs.removeAll { $0 === run }
     }
 
-    private func closeOutput(_ run: Run) {
-        guard let fd = run.output else { return }
-        flushPartial(run)
-        loop.remove(fd: fd)
-        close(fd)
-        run.output = nil
+    private func closeOutput(_ run: HookRun) {
+        guard let output = run.output.take() else { return }
+        run.flushPartial(log)
+        loop.remove(fd: output.rawValue)
     }
 
-    private func readOutput(_ run: Run) {
-        guard let fd = run.output else { return }
+    private func readOutput(_ run: HookRun) {
+        guard let fd = run.output?.rawValue else { return }
         var buffer = [UInt8](repeating: 0, count: 4096)
         // A few reads per wake-up, so a flood cannot hold up the frame.
         for _ in 0..<16 {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { buf in uninterrupted { read(fd, buf.baseAddress, buf.count) } }
             if n > 0 {
-                consume(buffer[..<n], of: run)
+                run.consume(buffer[..<n], log: log)
                 if run.bytes >= Self.maximumOutputBytes {
                     log(.warning, "\(run.label): more than \(Self.maximumOutputBytes) bytes of output; no longer read")
                     closeOutput(run)
@@ -438,7 +363,6 @@ public final class HookRunner {
                 }
                 continue
             }
-            if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == EAGAIN { return }
             // End of output (every writer closed it), or an error reading it.
             closeOutput(run)
@@ -446,40 +370,6 @@ public final class HookRunner {
         }
         finishIfDone(run)
         if !runs.contains(where: { $0 === run }) { armTimer() }
-    }
-
-    private func consume(_ bytes: ArraySlice<UInt8>, of run: Run) {
-        run.bytes += bytes.count
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") {
-                emitLine(run)
-            } else if run.partial.count < Self.maximumLineBytes {
-                run.partial.append(byte)
-            } else {
-                run.partialCut = true
-            }
-        }
-    }
-
-    private func flushPartial(_ run: Run) {
-        if !run.partial.isEmpty || run.partialCut { emitLine(run) }
-    }
-
-    private func emitLine(_ run: Run) {
-        defer {
-            run.partial.removeAll(keepingCapacity: true)
-            run.partialCut = false
-        }
-        guard run.lines < Self.maximumLines else {
-            if !run.truncated {
-                run.truncated = true
-                log(.info, "\(run.label): ... output truncated (more than \(Self.maximumLines) lines)")
-            }
-            return
-        }
-        run.lines += 1
-        let text = String(decoding: run.partial, as: UTF8.self)
-        log(.info, "\(run.label): \(echoed(text, limit: Self.maximumLineBytes))" + (run.partialCut ? "..." : ""))
     }
 }
 
