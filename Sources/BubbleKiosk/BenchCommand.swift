@@ -2,9 +2,10 @@ import Glibc
 import KioskCore
 import KioskPlatform
 import KioskRender
+import KioskRuntime
 
-/// `bubble-kiosk bench`: renders a fixed, seeded scene and reports CPU time per frame for a full
-/// redraw, a steady animated frame and an idle frame, next to two yardsticks measured in the same
+/// `bubble-kiosk bench`: renders the kiosk's own attract demo (on a virtual kiosk) and reports CPU
+/// time per frame for a full redraw, a steady animated frame and an idle frame, next to two yardsticks measured in the same
 /// run: one full-frame memcpy and the naive draw-everything-with-paths renderer.
 struct BenchCommand: KioskCommand {
     static let name = "bench"
@@ -12,9 +13,10 @@ struct BenchCommand: KioskCommand {
         usage: bubble-kiosk bench [--size WxH] [--bubbles N] [--frames N] [--seed N] [--json] [--png FILE]
                                   [--sound-device DEVICE]
 
-        Renders a fixed scene (default 1920x1080, 40 bubbles, 300 frames a case, seed 1) on this
+        Plays the kiosk's attract demo on a virtual kiosk (default 1920x1080, a demo round of 40
+        bubbles, 300 frames a case, seed 1), draws its frames with the kiosk's renderer on this
         thread and prints median and 95th-percentile CPU milliseconds per frame for: a full redraw,
-        an animated frame (bubbles popping, particles flying, a finger dragging), an idle frame,
+        an animated frame (the ghost finger popping bubbles, sparks flying), an idle frame,
         the naive cairo renderer, one full-frame memcpy, and a frame of the touch-test screen with
         two fingers moving; plus damage bytes per frame and peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
         through the sound thread and ALSA DEVICE (default null: no card needed; use the kiosk's
@@ -31,7 +33,7 @@ struct BenchCommand: KioskCommand {
         let bubbles = try a.int("bubbles", default: 40, range: 1...400)
         let frames = try a.int("frames", default: 300, range: 1...100_000)
         let seed = try a.seed() ?? 1
-        var bench = Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)
+        let bench = try Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)
         var report = try bench.run(pngPath: a.value("png"))
         report.sound = try SoundLatencyBench.measure(device: a.value("sound-device") ?? "null")
         report.layers = try LayerLoadBench.measure(size: size, seed: seed)
@@ -40,23 +42,43 @@ struct BenchCommand: KioskCommand {
     }
 }
 
-/// Runs every case of the benchmark in a fixed order and gathers the figures.
+/// Runs every case of the benchmark in a fixed order and gathers the figures. The frames are the
+/// kiosk's own: its attract demo (`startDemo` at once) on a virtual kiosk, one 60th of a second of
+/// virtual time a frame, each scene built by the runtime's scene builder and drawn by its renderer.
 struct Benchmark {
+    static let frameMS = 1000.0 / 60
+
     let size: PixelSize
     let bubbles: Int
     let frames: Int
-    var simulation: BenchSimulation
+    let kiosk: VirtualKiosk<InjectedTouchInput>
 
-    init(size: PixelSize, bubbles: Int, frames: Int, seed: UInt64) {
+    /// - Parameter bubbles: the demo round's bubbles (`[game] bubbles`).
+    init(size: PixelSize, bubbles: Int, frames: Int, seed: UInt64) throws {
         self.size = size
         self.bubbles = bubbles
         self.frames = frames
-        simulation = BenchSimulation(size: size, bubbles: bubbles, seed: seed)
+        var settings = Settings()
+        settings.game.bubbles = bubbles
+        var options = KioskRuntime.Options()
+        options.seed = seed
+        options.attractNow = true
+        // The runtime never draws: the bench draws each of its scenes, timed, with its renderer.
+        kiosk = try VirtualKiosk(settings: settings, size: size, display: { _ in WithheldDisplay(size: size) },
+                                 options: options)
+        kiosk.runtime.logger = { _, _ in }
     }
 
-    mutating func run(pngPath: String?) throws -> BenchReport {
+    /// The demo one frame on: what the kiosk draws then.
+    private func nextScene() -> Scene {
+        kiosk.advance(ms: Self.frameMS)
+        return kiosk.scene()
+    }
+
+    func run(pngPath: String?) throws -> BenchReport {
         var report = BenchReport(size: size, bubbles: bubbles, frames: frames)
-        let renderer = SceneRenderer(size: size)
+        try kiosk.runtime.start()
+        let renderer = kiosk.renderer
 
         // The yardstick first: its destination buffer is freed before sprites are made,
         // so the peak RSS is that of the renderer, not of the renderer plus a spare frame.
@@ -65,17 +87,13 @@ struct Benchmark {
         report.memcpy = Self.measure(frames) { _ in renderer.frame.copyAll(to: destination) }
         destination.deallocate()
 
-        // Warm up (sprites for the scene get rendered), then the steady animation.
-        var frame = 0
-        for _ in 0..<60 {
-            renderer.render(simulation.scene(frame: frame))
-            frame += 1
-        }
+        // Warm up (sprites for the scene get rendered) past the demo's lead-in, until its ghost
+        // finger moves; then the steady animation.
+        for _ in 0..<90 { renderer.render(nextScene()) }
         let spritesBefore = renderer.spritesRendered
         var damageBytes = 0, damageRects = 0
         report.animated = Self.measure(frames) { timer in
-            let scene = simulation.scene(frame: frame)
-            frame += 1
+            let scene = nextScene()
             timer.start()
             let damage = renderer.render(scene)
             timer.stop()
@@ -87,8 +105,7 @@ struct Benchmark {
         report.spritesRenderedPerFrame = Double(renderer.spritesRendered - spritesBefore) / Double(frames)
 
         report.fullRedraw = Self.measure(frames) { timer in
-            let scene = simulation.scene(frame: frame)
-            frame += 1
+            let scene = nextScene()
             renderer.invalidate()
             timer.start()
             renderer.render(scene)
@@ -100,7 +117,7 @@ struct Benchmark {
             }
         }
 
-        let still = simulation.scene(frame: frame)
+        let still = nextScene()
         renderer.render(still)
         var idleDamage = 0
         report.idle = Self.measure(frames) { timer in
@@ -116,12 +133,12 @@ struct Benchmark {
         // Last, because it draws over the renderer's frame.
         let naive = NaiveRenderer(frame: renderer.frame)
         report.naive = Self.measure(frames) { timer in
-            let scene = simulation.scene(frame: frame)
-            frame += 1
+            let scene = nextScene()
             timer.start()
             naive.render(scene)
             timer.stop()
         }
+        kiosk.runtime.finish()
         report.peakRSSMB = Self.peakRSSMegabytes()
         // After the RSS reading: it needs a renderer and a display of its own.
         report.inputLatency = try InputLatencyBench.measure(size: size, frames: frames, seed: 1)
@@ -172,112 +189,6 @@ struct CPUTimer {
         var ts = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
         return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
-    }
-}
-
-/// A round that keeps moving the same way on every run: a bubble pops every third of a second
-/// (swelling, fading, 30 particles), a new one appears where there is room, a finger circles,
-/// the score and the clock in the heads-up bar change.
-struct BenchSimulation {
-    static let frameMS = 1000.0 / 60
-    static let popEveryFrames = 20
-
-    let size: PixelSize
-    let pxPerMM = DisplaySettings.fallbackPxPerMM
-    private var rng: SeededGenerator
-    private var bubbles: [(id: Int, shape: BubbleShape)] = []
-    private var popping: [(id: Int, shape: BubbleShape, pop: PopAnimation)] = []
-    private var sprays: [ParticleSpray] = []
-    private var arrivals: [(due: TimeStamp, look: BubbleShape)] = []
-    private var nextID = 0
-    private var pops = 0
-    private var score = 0
-
-    init(size: PixelSize, bubbles count: Int, seed: UInt64) {
-        self.size = size
-        rng = SeededGenerator(seed: seed)
-        for _ in 0..<count { place(randomLook()) }
-    }
-
-    /// The scene at `frame` (60 per second); frames must come in increasing order.
-    mutating func scene(frame: Int) -> Scene {
-        let now = TimeStamp(milliseconds: Double(frame) * Self.frameMS)
-        if frame % Self.popEveryFrames == 0 { pop(at: now) }
-        popping.removeAll { $0.pop.isFinished(at: now) }
-        sprays.removeAll { $0.isFinished(at: now) }
-        while let next = arrivals.first, next.due <= now {
-            arrivals.removeFirst()
-            place(next.look)
-        }
-
-        let w = Double(size.width), hud = 12 * pxPerMM
-        var items: [SceneItem] = []
-        items.reserveCapacity(bubbles.count + popping.count + sprays.count * 30 + 4)
-        for b in bubbles { items.append(SceneItem(id: .bubble(b.id), shape: .bubble(b.shape))) }
-        for p in popping {
-            if let shape = p.pop.apply(to: p.shape, at: now) {
-                items.append(SceneItem(id: .bubble(p.id), shape: .bubble(shape)))
-            }
-        }
-        for spray in sprays { items += spray.particles(at: now) }
-        items.append(SceneItem(id: .ui("hud.bar"), shape: .panel(PanelShape(
-            rect: Rect(x: 0, y: 0, width: w, height: hud.rounded()), color: RGBColor.black.withAlpha(0.35)))))
-        let secondsLeft = max(0, 60 - Int(now.microseconds / 1_000_000))
-        let clock = "0:" + (secondsLeft < 10 ? "0" : "") + "\(secondsLeft)"
-        items.append(text("hud.score", "Score \(score)", x: 4 * pxPerMM, alignment: .left))
-        items.append(text("hud.time", clock, x: w - 4 * pxPerMM, alignment: .right))
-        let turn = Angle.unitVector(degrees: now.milliseconds(since: .zero) * 0.18)
-        let finger = Vector2(w / 2, Double(size.height) * 0.55) + turn * (Double(size.height) * 0.25)
-        // The finger carries a drag bubble, lifted with its shadow, past the goal basket.
-        let goalSize = Vector2(30 * 1.7, 30 * 1.15) * pxPerMM
-        items.append(SceneItem(id: .ui("goal"), shape: .goal(GoalShape(rect: Rect(
-            x: (w - goalSize.x) / 2, y: Double(size.height) - 4 * pxPerMM - goalSize.y, width: goalSize.x, height: goalSize.y)))))
-        items.append(SceneItem(id: .bubble(-1), shape: .bubble(BubbleShape(
-            center: finger - Vector2(3, 2) * pxPerMM, diameter: 24 * pxPerMM, color: .bubble(5), content: .grip, lift: 1))))
-        items.append(SceneItem(id: .finger(0), shape: .finger(FingerShape(center: finger, radius: 6 * pxPerMM))))
-        return Scene(size: size, pxPerMM: pxPerMM, items: items)
-    }
-
-    private func text(_ key: String, _ string: String, x: Double, alignment: TextAlignment) -> SceneItem {
-        let shape = TextShape(position: Vector2(x, 8.5 * pxPerMM), string: string, sizePx: 6 * pxPerMM,
-                              alignment: alignment)
-        return SceneItem(id: .ui(key), shape: .text(shape))
-    }
-
-    private mutating func pop(at now: TimeStamp) {
-        guard !bubbles.isEmpty else { return }
-        let victim = bubbles.remove(at: rng.integer(in: 0...(bubbles.count - 1)))
-        let b = victim.shape
-        popping.append((victim.id, b, PopAnimation(start: now)))
-        sprays.append(ParticleSpray(id: pops, origin: b.center, color: b.color, start: now, generator: &rng,
-                                    pxPerMM: pxPerMM, startRadius: b.diameter * 0.35))
-        pops += 1
-        score += 10
-        // Like the timed mode's spawn interval: every fourth newcomer looks new (a sprite to
-        // render); the others reuse the popped bubble's look.
-        let look = pops % 4 == 0 ? randomLook() : b
-        arrivals.append((now.adding(milliseconds: 250), look))
-    }
-
-    private mutating func randomLook() -> BubbleShape {
-        let d = rng.uniform(18, 30) * pxPerMM
-        let content: BubbleContent = rng.unit() < 0.5
-            ? .arrow(degrees: Double(rng.integer(in: 0...359))) : .taps(rng.integer(in: 1...3))
-        return BubbleShape(center: .zero, diameter: d, color: .bubble(rng.integer(in: 0...7)), content: content)
-    }
-
-    /// Puts a bubble where it overlaps no other, if 30 tries find such a place.
-    private mutating func place(_ look: BubbleShape) {
-        var b = look
-        let margin = 4 * pxPerMM, top = 12 * pxPerMM + margin, r = b.diameter / 2
-        for _ in 0..<30 {
-            b.center = Vector2(rng.uniform(margin + r, max(margin + r + 1, Double(size.width) - margin - r)),
-                               rng.uniform(top + r, max(top + r + 1, Double(size.height) - margin - r)))
-            let free = bubbles.allSatisfy { $0.shape.center.distance(to: b.center) > ($0.shape.diameter + b.diameter) / 2 + 8 }
-            if free { break }
-        }
-        bubbles.append((nextID, b))
-        nextID += 1
     }
 }
 
