@@ -1,12 +1,6 @@
 import Testing
 @testable import KioskCore
-
-/// A classic round on a 1280x800 screen at 4 px/mm with default rules.
-func makeRound(seed: UInt64 = 7, size: PixelSize = PixelSize(width: 1280, height: 800),
-               settings: Settings = Settings(), mode: Round.Mode = .classic) -> Round {
-    let field = PlayField(size: size, pxPerMM: 4, game: settings.game)
-    return Round(mode: mode, field: field, settings: settings, seed: seed, at: .zero)
-}
+import KioskTestSupport
 
 func tap(_ p: Vector2, at ms: Double = 0) -> Gesture {
     Gesture(kind: .tap, time: TimeStamp(milliseconds: ms), device: 0, slot: 0, position: p, start: p, count: 1)

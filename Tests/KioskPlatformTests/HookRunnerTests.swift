@@ -2,6 +2,7 @@ import Glibc
 import KioskCore
 import KioskPlatform
 import Testing
+import KioskTestSupport
 
 /// Hooks as real processes on the real monotonic loop: what a hook is given, and how the loop
 /// keeps hung, noisy, missing and too frequent hooks from hurting the kiosk.
@@ -16,15 +17,11 @@ import Testing
         var ticks = 0
 
         init() throws {
-            var template = Array("/tmp/bubble-hooks-XXXXXX".utf8CString)
-            guard let p = mkdtemp(&template) else { throw SystemError("mkdtemp", "/tmp") }
-            dir = String(cString: p)
+            dir = makeTemporaryDirectory("bubble-hooks")
             loop = try EventLoop(signals: [SIGHUP, SIGUSR1])
         }
 
-        deinit {
-            _ = system("rm -rf '\(dir)'")
-        }
+        deinit { removeTree(dir) }
 
         func start(_ settings: HookSettings, environment: [String]? = nil) {
             runner = HookRunner(settings: settings, loop: loop, environment: environment) { [unowned self] level, line in
@@ -37,19 +34,9 @@ import Testing
         @discardableResult
         func script(_ name: String, _ body: String, mode: mode_t = 0o755) throws -> String {
             let path = dir + "/" + name
-            try write(path, "#!/bin/sh\n" + body + "\n")
+            writeFile(path, "#!/bin/sh\n" + body + "\n")
             chmod(path, mode)
             return path
-        }
-
-        func write(_ path: String, _ text: String) throws {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SystemError("open", path) }
-            defer { close(fd) }
-            let bytes = Array(text.utf8)
-            guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-                throw SystemError("write", path)
-            }
         }
 
         func read(_ name: String) -> String? {
@@ -104,7 +91,7 @@ import Testing
         let h = try Harness()
         // A descriptor the kiosk has open without close-on-exec: the hook must not get it.
         let probe = h.dir + "/leak-probe"
-        try h.write(probe, "x")
+        writeFile(probe, "x")
         let leaked = open(probe, O_RDONLY)
         defer { close(leaked) }
         try h.script("record", """
@@ -331,7 +318,7 @@ import Testing
     @Test func aHookThatCannotStartIsLoggedRateLimited() throws {
         let h = try Harness()
         let path = h.dir + "/broken"
-        try h.write(path, "#!/nonexistent/interpreter\n")
+        writeFile(path, "#!/nonexistent/interpreter\n")
         chmod(path, 0o755)
         var settings = HookSettings()
         settings.reset = path
