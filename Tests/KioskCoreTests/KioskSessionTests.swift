@@ -202,8 +202,8 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
         var s = makeSession { $0.attract.demo = false }
         _ = realTap(&s, s.game.button.center, at: 0)
         let round = try #require(s.game.round)
-        let b = try #require(round.bubbles.first { if case .swipe = $0.kind { true } else { false } })
-        guard case .swipe(let a) = b.kind else { return }
+        let b = try #require(round.bubbles.first { $0.swipeAngle != nil })
+        let a = try #require(b.swipeAngle)
         let end = b.center + Angle.unitVector(degrees: a) * 100
         for i in 0...10 {
             let p = b.center + (end - b.center) * (Double(i) / 10)

@@ -112,7 +112,7 @@ import KioskTestSupport
         let multi = try #require(round.bubbles.first { $0.tapsLeft >= 2 })
         Self.tap(&s, multi.center, at: 1000, builder: &builder)
         let arrow = try #require(round.bubbles.first { $0.kindName == "swipe" })
-        guard case .swipe(let angle) = arrow.kind else { return }
+        let angle = try #require(arrow.swipeAngle)
         Self.swipe(&s, arrow, angle: angle, at: 1500, builder: &builder)
         #expect(s.game.round?.score == 20)
         // 12.3 s in: the clock reads 0:12, the pop's sparks are gone.

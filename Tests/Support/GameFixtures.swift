@@ -28,3 +28,11 @@ public func loadConfig(_ files: (name: String, text: String)...) -> ConfigResult
 public func loadConfig(_ text: String, file: String = "k.conf") -> ConfigResult {
     loadConfig((file, text))
 }
+
+extension Bubble {
+    /// The arrow's direction of a swipe bubble; nil for other kinds (tests `#require` it).
+    public var swipeAngle: Double? {
+        if case .swipe(let angle) = kind { return angle }
+        return nil
+    }
+}
