@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BubbleKioskTests",
-            dependencies: ["KioskCore", "KioskRender"]
+            dependencies: ["KioskCore", "KioskRender", "KioskTestSupport"]
         ),
     ]
 )
