@@ -39,31 +39,34 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "KioskDesktop", dependencies: ["KioskCore", "KioskPlatform", "CSDL2"]),
         .executableTarget(name: "BubbleKioskDesktop", dependencies: ["KioskCommands", "KioskDesktop"]),
+        // Fixture builders, temporary folders and file writers the test targets share; linked
+        // into tests only, never into a product.
+        .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/Support"),
         .testTarget(
             name: "KioskCoreTests",
-            dependencies: ["KioskCore"],
+            dependencies: ["KioskCore", "KioskTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "KioskRenderTests",
-            dependencies: ["KioskRender", "KioskCore"],
+            dependencies: ["KioskRender", "KioskCore", "KioskTestSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "KioskPlatformTests",
-            dependencies: ["KioskPlatform", "KioskRender", "KioskCore", "CSndfile"]
+            dependencies: ["KioskPlatform", "KioskRender", "KioskCore", "CSndfile", "KioskTestSupport"]
         ),
         .testTarget(
             name: "KioskRuntimeTests",
-            dependencies: ["KioskRuntime", "KioskPlatform", "KioskRender", "KioskCore", "KioskScores"]
+            dependencies: ["KioskRuntime", "KioskPlatform", "KioskRender", "KioskCore", "KioskScores", "KioskTestSupport"]
         ),
         .testTarget(
             name: "KioskScoresTests",
-            dependencies: ["KioskScores", "KioskRuntime", "KioskPlatform", "KioskCore", "CSQLite"]
+            dependencies: ["KioskScores", "KioskRuntime", "KioskPlatform", "KioskCore", "CSQLite", "KioskTestSupport"]
         ),
         .testTarget(
             name: "BubbleKioskTests",
-            dependencies: ["KioskCore", "KioskRender"]
+            dependencies: ["KioskCore", "KioskRender", "KioskTestSupport"]
         ),
     ]
 )

@@ -58,14 +58,11 @@ enum LayerLoadBench {
         let text = script.text(popping: round.bubbles, limit: nil, swipeLengthPx: field.px(25), goal: round.goal)
         let reader = try EvemuReader(text: text, file: "bench round")
 
-        let clock = VirtualClock()
-        let loop = try EventLoop(clock: clock)
-        let display = VirtualDisplay(size: size, clock: clock)
         let input = ReplayTouchInput(recording: reader, path: "bench", screen: size)
         var options = KioskRuntime.Options()
         options.seed = seed
-        let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
-                                   loadConfig: { ConfigResult(settings: settings) })
+        let kiosk = try VirtualKiosk(settings: settings, size: size, input: input, options: options)
+        let runtime = kiosk.runtime
         runtime.logger = { _, _ in }
         var pops = 0
         runtime.observe { event, _ in
@@ -79,11 +76,9 @@ enum LayerLoadBench {
         for _ in 0..<200 where sounds.map({ $0.stats.configured == 0 }) ?? false { usleep(10_000) }
         // The recording to its end (a virtual minute at most), then the round-over screen.
         try runtime.start()
-        let limit = clock.now.adding(milliseconds: 60_000)
-        while input.nextDeadline != nil && clock.now < limit {
-            loop.run(until: clock.now.adding(milliseconds: 1000), advancing: clock)
-        }
-        loop.run(until: clock.now.adding(milliseconds: 2000), advancing: clock)
+        let limit = kiosk.now.adding(milliseconds: 60_000)
+        while input.nextDeadline != nil && kiosk.now < limit { kiosk.advance(ms: 1000) }
+        kiosk.advance(ms: 2000)
         runtime.finish()
         // After the exit path stopped the sound thread: its count is final.
         let soundsStarted = sounds?.stats.starts.count ?? 0

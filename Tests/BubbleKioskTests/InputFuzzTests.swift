@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskTestSupport
 import Testing
 
 /// Damaged configs and recordings for the fuzz tests, drawn from the project's seeded generator:
@@ -22,15 +23,6 @@ struct InputMutator {
     static let recordings = ["format-1.1.evemu", "protocol-a-btn-touch-release.evemu", "protocol-a-tracking-ids.evemu",
                              "protocol-b-syn-dropped.evemu", "protocol-b-two-fingers.evemu", "qemu-usb-tablet.evemu",
                              "single-touch-press-release-one-frame.evemu", "single-touch.evemu"]
-
-    static func fixturePath(_ name: String) -> String {
-        let tests = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(2).joined(separator: "/")
-        return tests + "/KioskCoreTests/Fixtures/" + name
-    }
-
-    static func fixtureText(_ name: String) throws -> String {
-        try String(contentsOfFile: fixturePath(name), encoding: .utf8)
-    }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
@@ -158,7 +150,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
     @Test func hugeEventTimesAreAnErrorLineNotASignal() throws {
         let dir = try CommandRunner.temporaryDirectory()
         let file = dir.appendingPathComponent("huge.evemu")
-        var text = try InputMutator.fixtureText("single-touch.evemu")
+        var text = Fixture.text("single-touch.evemu")
         if !text.hasSuffix("\n") { text += "\n" }
         text += "E: 9223372036854.999999 0000 0000 0000\n"
         try text.write(to: file, atomically: true, encoding: .utf8)
@@ -182,7 +174,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
         let state = try CommandRunner.run(["state", "--seed", "1", "--size", "16384x16384"], timeout: 20)
         #expect(state.status == 2)
         #expect(state.stderr.hasPrefix("bubble-kiosk state: --size expects WxH such as 1280x800, each side at most 8192, got '16384x16384'\n"))
-        let gestures = try CommandRunner.run(["gestures", InputMutator.fixturePath("single-touch.evemu"), "--size", "8193x10"],
+        let gestures = try CommandRunner.run(["gestures", Fixture.path("single-touch.evemu"), "--size", "8193x10"],
                                              timeout: 20)
         #expect(gestures.status == 2)
     }
@@ -201,7 +193,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
         let seed = fuzzSeed(7)
         var mutator = InputMutator(seed: seed)
         let dir = try CommandRunner.temporaryDirectory()
-        let recording = InputMutator.fixturePath("protocol-b-two-fingers.evemu")
+        let recording = Fixture.path("protocol-b-two-fingers.evemu")
         for n in 0..<150 {
             let file = dir.appendingPathComponent("fuzz-\(n).conf")
             let text = mutator.config()
@@ -223,7 +215,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
         let dir = try CommandRunner.temporaryDirectory()
         for n in 0..<150 {
             let name = mutator.pick(InputMutator.recordings)
-            let text = mutator.recording(from: try InputMutator.fixtureText(name))
+            let text = mutator.recording(from: Fixture.text(name))
             let file = dir.appendingPathComponent("fuzz-\(n).evemu")
             try text.write(to: file, atomically: true, encoding: .utf8)
             let context = "(seed \(seed), case \(n), from \(name))"
@@ -267,7 +259,7 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
     @Test func fuzzedRecordingsParseOrFailAtALineAndDecodeOntoTheScreen() throws {
         let seed = fuzzSeed(31)
         var mutator = InputMutator(seed: seed)
-        let texts = try InputMutator.recordings.map { ($0, try InputMutator.fixtureText($0)) }
+        let texts = InputMutator.recordings.map { ($0, Fixture.text($0)) }
         let thresholds = GestureThresholds(GestureSettings(), pxPerMM: 4)
         for n in 0..<1500 {
             let (name, original) = mutator.pick(texts)

@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import Testing
 
 /// The operator reset through the real binary: the four-corner recording replayed as a
@@ -7,7 +8,7 @@ import Testing
     @Test func theFourCornerRecordingExitsTen() throws {
         let dir = try CommandRunner.temporaryDirectory()
         let shot = dir.appendingPathComponent("last.png")
-        let recording = InputMutator.fixturePath("operator-four-corners.evemu")
+        let recording = Fixture.path("operator-four-corners.evemu")
         let run = try CommandRunner.run(["run", "--display", "virtual:1280x800", "--input", "replay:\(recording)",
                                          "--duration", "60", "--screenshot", shot.path, "--state-dir", dir.path])
         #expect(run.status == 10, "\(run.stderr)")

@@ -20,7 +20,7 @@ import KioskRender
         let png = try CommandRunner.temporaryDirectory().appendingPathComponent("final.png").path
         let r = try CommandRunner.run(["play", file.path, "--seed", "8", "--size", "1024x768", "--screenshot", png])
         #expect(r.status == 0, "\(r.stderr)")
-        let frame = try PNGWriter.loadPNG(png)
+        let frame = try PNGReader.readPNG(png)
         #expect(frame.size == size)
         for b in try #require(state["bubbles"] as? [[String: Any]]) {
             let x = Int(b["x"] as! Double), y = Int(b["y"] as! Double)
@@ -47,7 +47,7 @@ import KioskRender
         #expect(lines.allSatisfy { $0.contains("screen=demo") && $0.contains("input=none") })
         let last = try #require(lines.last)
         #expect(!last.contains("score=0 "), "ghost fingers popped something: \(last)")
-        let frame = try PNGWriter.loadPNG(png)
+        let frame = try PNGReader.readPNG(png)
         #expect(frame.size == PixelSize(width: 800, height: 600))
     }
 
@@ -69,7 +69,7 @@ import KioskRender
                                        "--duration", "1.5", "--status", "--seed", "5", "--screenshot", after])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("screen=playing"), "\(r.stdout)")
-        let a = try PNGWriter.loadPNG(before), b = try PNGWriter.loadPNG(after)
+        let a = try PNGReader.readPNG(before), b = try PNGReader.readPNG(after)
         // The start screen's button is gone, and bubbles are drawn.
         // (300, 320) is on the capsule beside its title.
         #expect(Self.isAccentBlue(a[300, 320]))

@@ -3,14 +3,9 @@ import Glibc
 #endif
 import KioskCore
 import Testing
+import KioskTestSupport
 
 /// Loads texts as if they were files read in this order.
-private func load(_ files: (name: String, text: String)...) -> ConfigResult {
-    var builder = ConfigBuilder()
-    for file in files { builder.add(text: file.text, file: file.name) }
-    return builder.finish()
-}
-
 private func messages(_ result: ConfigResult) -> [String] {
     result.diagnostics.map(\.description)
 }
@@ -19,7 +14,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     /// The points have two names, `[score]` and `[scoring]`: one setting each, the later line wins,
     /// and a bad value under either name is reported under that name.
     @Test func pointsCanBeSetUnderScoringToo() {
-        let result = load(("a.conf", "[scoring]\ntap_bubble = 15\nswipe_bubble = 40\n"),
+        let result = loadConfig(("a.conf", "[scoring]\ntap_bubble = 15\nswipe_bubble = 40\n"),
                           ("b.conf", "[score]\nswipe_bubble = 25\n[scoring]\nmiss = lots\n"))
         #expect(result.settings.score.tapBubble == 15)
         #expect(result.settings.score.swipeBubble == 25, "b.conf's [score] line came later")
@@ -102,7 +97,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     }
 
     @Test func keyBeforeAnySectionIsAnErrorWithAHint() {
-        let result = load((name: "k.conf", text: "bubbles = 5\nzzz = 1\n[game]\nmargin_mm = 2\n"))
+        let result = loadConfig((name: "k.conf", text: "bubbles = 5\nzzz = 1\n[game]\nmargin_mm = 2\n"))
         #expect(messages(result) == [
             "k.conf:1: key 'bubbles' comes before any [section] line; it belongs under [game]",
             "k.conf:2: key 'zzz' comes before any [section] line",
@@ -115,7 +110,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     // MARK: values
 
     @Test func noFilesMeansBuiltInDefaults() {
-        let result = load()
+        let result = loadConfig()
         #expect(result.settings == Settings())
         #expect(result.diagnostics == [])
         #expect(result.files == [])
@@ -123,7 +118,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     }
 
     @Test func appliesValuesOfEveryKind() {
-        let result = load((name: "a.conf", text: """
+        let result = loadConfig((name: "a.conf", text: """
             [display]
             px_per_mm = 6.5
             [gestures]
@@ -152,7 +147,7 @@ private func messages(_ result: ConfigResult) -> [String] {
 
     @Test func badValueNamesKeyAndValueAndKeepsTheDefault() {
         let text = String(repeating: "# filler\n", count: 10) + "[game]\nbubbles = ten\nmargin_mm = 7\n"
-        let result = load((name: "kiosk.conf", text: text))
+        let result = loadConfig((name: "kiosk.conf", text: text))
         #expect(messages(result) == ["kiosk.conf:12: bubbles: expected a whole number from 1 to 200, got 'ten'"])
         #expect(result.hasErrors)
         #expect(result.settings.game.bubbles == 10)
@@ -177,19 +172,19 @@ private func messages(_ result: ConfigResult) -> [String] {
         ("max_taps", "10", "a whole number from 1 to 9"),
     ])
     func rejectsValuesOutsideTheKind(key: String, value: String, expected: String) {
-        let result = load((name: "v.conf", text: "[game]\n\(key) = \(value)\n"))
+        let result = loadConfig((name: "v.conf", text: "[game]\n\(key) = \(value)\n"))
         #expect(messages(result) == ["v.conf:2: \(key): expected \(expected), got '\(value)'"])
         #expect(result.settings == Settings())
     }
 
     @Test func acceptsRangeBoundsAndPlainDecimals() {
-        let low = load((name: "l.conf", text: "[game]\nbubbles = 1\nswipe_share = 0\nbubble_min_mm = 5\nhit_margin_mm = .5\n"))
+        let low = loadConfig((name: "l.conf", text: "[game]\nbubbles = 1\nswipe_share = 0\nbubble_min_mm = 5\nhit_margin_mm = .5\n"))
         #expect(low.diagnostics == [])
         #expect(low.settings.game.bubbles == 1)
         #expect(low.settings.game.swipeShare == 0)
         #expect(low.settings.game.bubbleMinMM == 5)
         #expect(low.settings.game.hitMarginMM == 0.5)
-        let high = load((name: "h.conf", text: "[game]\nbubbles = 200\nswipe_share = 1.0\n[score]\ntap_bubble = -10000\n"))
+        let high = loadConfig((name: "h.conf", text: "[game]\nbubbles = 200\nswipe_share = 1.0\n[score]\ntap_bubble = -10000\n"))
         #expect(high.diagnostics == [])
         #expect(high.settings.game.bubbles == 200)
         #expect(high.settings.game.swipeShare == 1)
@@ -199,24 +194,24 @@ private func messages(_ result: ConfigResult) -> [String] {
     @Test func bounceTimeRunsFromOffToOneHundredMilliseconds() {
         #expect(Settings().gestures.bounceMS == 25)
         for value in ["0", "100", "12.5"] {
-            let ok = load((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
+            let ok = loadConfig((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
             #expect(ok.diagnostics == [], "\(value)")
             #expect(ok.settings.gestures.bounceMS == Double(value))
         }
         for value in ["-1", "101", "25ms"] {
-            let bad = load((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
+            let bad = loadConfig((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
             #expect(messages(bad) == ["b.conf:2: bounce_ms: expected a number from 0 to 100, got '\(value)'"])
             #expect(bad.settings.gestures.bounceMS == 25)
         }
     }
 
     @Test func pixelDensityTakesAutoOrANumber() {
-        let result = load(
+        let result = loadConfig(
             (name: "a.conf", text: "[display]\npx_per_mm = 5\n"),
             (name: "b.conf", text: "[display]\npx_per_mm = auto\n"))
         #expect(result.diagnostics == [])
         #expect(result.settings.display.pxPerMM == nil)
-        let bad = load(
+        let bad = loadConfig(
             (name: "a.conf", text: "[display]\npx_per_mm = 5\n"),
             (name: "b.conf", text: "[display]\npx_per_mm = 0.4\n"))
         #expect(messages(bad) == ["b.conf:2: px_per_mm: expected a number from 0.5 to 40 or 'auto', got '0.4'"])
@@ -226,7 +221,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     // MARK: unknown and duplicate keys
 
     @Test func unknownKeysAreWarningsWithDidYouMean() {
-        let result = load((name: "u.conf", text: """
+        let result = loadConfig((name: "u.conf", text: """
             [game]
             bubles = 4
             bubbels = 4
@@ -245,7 +240,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     }
 
     @Test func unknownSectionsAreWarningsAndTheirKeysIgnored() {
-        let result = load((name: "s.conf", text: "[gmae]\nbubbles = 2\n[sound]\nvolume = 3\n[game]\nmax_taps = 2\n"))
+        let result = loadConfig((name: "s.conf", text: "[gmae]\nbubbles = 2\n[sound]\nvolume = 3\n[game]\nmax_taps = 2\n"))
         #expect(messages(result) == [
             "s.conf:1: warning: unknown section [gmae] (did you mean [game]?)",
             "s.conf:3: warning: unknown section [sound] (did you mean [sounds]?)",
@@ -256,7 +251,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     }
 
     @Test func duplicateKeyInOneFileWarnsAndTheLaterWins() {
-        let result = load((name: "d.conf", text: "[game]\nbubbles = 5\n[timed]\n[game]\nbubbles = 6\nbubbles = 7\n"))
+        let result = loadConfig((name: "d.conf", text: "[game]\nbubbles = 5\n[timed]\n[game]\nbubbles = 6\nbubbles = 7\n"))
         #expect(messages(result) == [
             "d.conf:5: warning: duplicate key 'bubbles' in [game], also on line 2; the later line wins",
             "d.conf:6: warning: duplicate key 'bubbles' in [game], also on line 5; the later line wins",
@@ -265,7 +260,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     }
 
     @Test func rejectedDuplicateKeepsTheEarlierValue() {
-        let result = load((name: "d.conf", text: "[game]\nbubbles = 5\nbubbles = many\n"))
+        let result = loadConfig((name: "d.conf", text: "[game]\nbubbles = 5\nbubbles = many\n"))
         #expect(messages(result) == [
             "d.conf:3: warning: duplicate key 'bubbles' in [game], also on line 2; the later line wins",
             "d.conf:3: bubbles: expected a whole number from 1 to 200, got 'many'",
@@ -276,7 +271,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     // MARK: several files
 
     @Test func laterFilesWinAndBadValuesKeepEarlierFiles() {
-        let result = load(
+        let result = loadConfig(
             (name: "kiosk.conf", text: "[game]\nbubbles = 20\nmargin_mm = 6\n"),
             (name: "10-a.conf", text: "[game]\nbubbles = 300\nmargin_mm = 7\n"),
             (name: "20-b.conf", text: "[game]\nbubbles = 21\n"))
@@ -304,31 +299,31 @@ private func messages(_ result: ConfigResult) -> [String] {
     // MARK: cross-checks
 
     @Test func bubbleSizesMustBeOrderedBlamingTheLaterLine() {
-        let maxFirst = load((name: "f.conf", text: "[game]\nbubble_max_mm = 25\nbubble_min_mm = 26\nbubbles = 4\n"))
+        let maxFirst = loadConfig((name: "f.conf", text: "[game]\nbubble_max_mm = 25\nbubble_min_mm = 26\nbubbles = 4\n"))
         #expect(messages(maxFirst) == ["f.conf:3: bubble_min_mm: must be at most bubble_max_mm (25, set on line 2), got '26'"])
         #expect(maxFirst.settings.game.bubbleMinMM == 18)
         #expect(maxFirst.settings.game.bubbleMaxMM == 30)
         #expect(maxFirst.settings.game.bubbles == 4)
 
-        let minFirst = load((name: "f.conf", text: "[game]\nbubble_min_mm = 26\nbubble_max_mm = 25\n"))
+        let minFirst = loadConfig((name: "f.conf", text: "[game]\nbubble_min_mm = 26\nbubble_max_mm = 25\n"))
         #expect(messages(minFirst) == ["f.conf:3: bubble_max_mm: must be at least bubble_min_mm (26, set on line 2), got '25'"])
         #expect(minFirst.settings.game.bubbleMinMM == 18)
         #expect(minFirst.settings.game.bubbleMaxMM == 30)
     }
 
     @Test func orderingAgainstADefaultOrAnotherFile() {
-        let againstDefault = load((name: "f.conf", text: "[game]\nbubble_min_mm = 31\n"))
+        let againstDefault = loadConfig((name: "f.conf", text: "[game]\nbubble_min_mm = 31\n"))
         #expect(messages(againstDefault) == ["f.conf:2: bubble_min_mm: must be at most bubble_max_mm (30, the default), got '31'"])
         #expect(againstDefault.settings.game.bubbleMinMM == 18)
 
-        let acrossFiles = load(
+        let acrossFiles = loadConfig(
             (name: "a.conf", text: "[game]\nbubble_min_mm = 20\n"),
             (name: "b.conf", text: "\n[game]\nbubble_max_mm = 19\n"))
         #expect(messages(acrossFiles) == ["b.conf:3: bubble_max_mm: must be at least bubble_min_mm (20, set in a.conf:2), got '19'"])
         #expect(acrossFiles.settings.game.bubbleMinMM == 18)
         #expect(acrossFiles.settings.game.bubbleMaxMM == 30)
 
-        let timed = load((name: "t.conf", text: "[timed]\nstart_bubbles = 13\n"))
+        let timed = loadConfig((name: "t.conf", text: "[timed]\nstart_bubbles = 13\n"))
         #expect(messages(timed) == ["t.conf:2: start_bubbles: must be at most max_bubbles (12, the default), got '13'"])
         #expect(timed.settings.timed.startBubbles == 5)
     }
@@ -362,7 +357,7 @@ private func messages(_ result: ConfigResult) -> [String] {
         settings.game.swipeShare = 0.125
         settings.timed.maxBubbles = 30
         settings.score.miss = -2
-        let result = load((name: "r.conf", text: ConfigSchema.standard.render(settings)))
+        let result = loadConfig((name: "r.conf", text: ConfigSchema.standard.render(settings)))
         #expect(result.diagnostics == [])
         #expect(result.settings == settings)
     }
@@ -441,7 +436,7 @@ private func messages(_ result: ConfigResult) -> [String] {
         let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix("#") && line.contains(" = ") && !line.hasPrefix("# ") ? line.dropFirst() : line
         }.joined(separator: "\n")
-        let result = load((name: "example", text: uncommented))
+        let result = loadConfig((name: "example", text: uncommented))
         #expect(result.diagnostics == [])
         #expect(result.settings == Settings())
         #expect(uncommented.split(separator: "\n").filter { $0.contains(" = ") && !$0.hasPrefix("#") }.count

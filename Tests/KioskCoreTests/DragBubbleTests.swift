@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// Drag bubbles: carried by a finger into the goal, through the whole input path (evemu text,
 /// decoder, recogniser, round).

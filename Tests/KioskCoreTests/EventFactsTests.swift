@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// The facts each event carries to the layers, built from a real session.
 @Suite struct EventFactsTests {

@@ -1,12 +1,6 @@
 import Testing
 @testable import KioskCore
-
-/// A classic round on a 1280x800 screen at 4 px/mm with default rules.
-func makeRound(seed: UInt64 = 7, size: PixelSize = PixelSize(width: 1280, height: 800),
-               settings: Settings = Settings(), mode: Round.Mode = .classic) -> Round {
-    let field = PlayField(size: size, pxPerMM: 4, game: settings.game)
-    return Round(mode: mode, field: field, settings: settings, seed: seed, at: .zero)
-}
+import KioskTestSupport
 
 func tap(_ p: Vector2, at ms: Double = 0) -> Gesture {
     Gesture(kind: .tap, time: TimeStamp(milliseconds: ms), device: 0, slot: 0, position: p, start: p, count: 1)
@@ -125,8 +119,8 @@ func carry(_ round: inout Round, from: Vector2, to: Vector2, at ms: Double = 0, 
 
     @Test func swipeWithinToleranceOfTheArrowPops() throws {
         let round = makeRound()
-        let b = try #require(firstBubble(round, tap: false))
-        guard case .swipe(let angle) = b.kind else { return }
+        let b = try #require(round.bubbles.first { $0.swipeAngle != nil }, "the seed's round has a swipe bubble")
+        let angle = try #require(b.swipeAngle)
         for (offset, pops) in [(0.0, true), (29.5, true), (-29.5, true), (30.5, false), (-31, false), (180, false)] {
             var r = round
             let events = r.handle(swipe(from: b.center, angle: angle + offset))
@@ -139,16 +133,16 @@ func carry(_ round: inout Round, from: Vector2, to: Vector2, at ms: Double = 0, 
         var settings = Settings()
         settings.game.swipeToleranceDeg = 45
         var round = makeRound(settings: settings)
-        let b = try #require(firstBubble(round, tap: false))
-        guard case .swipe(let angle) = b.kind else { return }
+        let b = try #require(round.bubbles.first { $0.swipeAngle != nil }, "the seed's round has a swipe bubble")
+        let angle = try #require(b.swipeAngle)
         _ = round.handle(swipe(from: b.center, angle: angle + 40))
         #expect(round.bubbles[b.id].isPopped)
     }
 
     @Test func swipeMustStartOnTheBubble() throws {
         var round = makeRound()
-        let b = try #require(firstBubble(round, tap: false))
-        guard case .swipe(let angle) = b.kind else { return }
+        let b = try #require(round.bubbles.first { $0.swipeAngle != nil }, "the seed's round has a swipe bubble")
+        let angle = try #require(b.swipeAngle)
         // Ends on the bubble but starts well outside it.
         let start = b.center - Angle.unitVector(degrees: angle) * (b.radius + 60)
         _ = round.handle(swipe(from: start, angle: angle, length: b.radius + 60))

@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// Gestures from the recordings kept as fixtures (hand-written in the formats real devices
 /// produce), on a 1280x800 screen at 4 px/mm.

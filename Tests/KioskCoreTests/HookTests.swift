@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// `[hooks]` in the core: splitting command lines, the config keys, payloads, the limits.
 @Suite struct HookCommandLineTests {
@@ -61,12 +62,6 @@ import Testing
 }
 
 @Suite struct HookConfigTests {
-    func load(_ text: String) -> ConfigResult {
-        var b = ConfigBuilder()
-        b.add(text: text, file: "k.conf")
-        return b.finish()
-    }
-
     @Test func everyEventHasAKeyAndDefaultsAreEmpty() {
         let defaults = HookSettings()
         for event in HookEvent.allCases {
@@ -77,7 +72,7 @@ import Testing
     }
 
     @Test func commandLinesLoadAndReadBack() {
-        let r = load("""
+        let r = loadConfig("""
             [hooks]
             pop = /usr/local/bin/kiosk-led pulse "two words"
             round_over = logger -t kiosk 'round over'
@@ -87,11 +82,11 @@ import Testing
         #expect(r.settings.hooks.pop == #"/usr/local/bin/kiosk-led pulse "two words""#)
         #expect(r.settings.hooks.command(for: .roundOver) == "logger -t kiosk 'round over'")
         #expect(r.settings.hooks.timeoutS == 2.5)
-        #expect(load(ConfigSchema.standard.render(r.settings)).settings == r.settings)
+        #expect(loadConfig(ConfigSchema.standard.render(r.settings)).settings == r.settings)
     }
 
     @Test func unbalancedQuotesAreNamedWithFileAndLine() {
-        let r = load("[hooks]\n\npop = /bin/echo 'oops\nidle = /bin/echo \"x\n")
+        let r = loadConfig("[hooks]\n\npop = /bin/echo 'oops\nidle = /bin/echo \"x\n")
         #expect(r.diagnostics.map(\.description) == [
             "k.conf:3: pop: not a command line: a single quote (') is not closed, got '/bin/echo 'oops'",
             "k.conf:4: idle: not a command line: a double quote (\") is not closed, got '/bin/echo \"x'",

@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import KioskTestSupport
 
 /// A recording header (6 lines) whose MT position axes are given.
 private func header(x: String = "0 99", y: String = "0 99") -> String {

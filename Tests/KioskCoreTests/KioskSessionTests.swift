@@ -1,13 +1,6 @@
 import Testing
 @testable import KioskCore
-
-/// A session on a 1280x800 screen at 4 px/mm, starting at time 0.
-func makeSession(_ configure: (inout Settings) -> Void = { _ in }) -> KioskSession {
-    var settings = Settings()
-    configure(&settings)
-    let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
-    return KioskSession(game: KioskGame(field: field, settings: settings, seed: 11, at: .zero))
-}
+import KioskTestSupport
 
 /// A real finger tapping at `p`: down at `ms`, up 60 ms later.
 func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) -> [GameEvent] {
@@ -209,8 +202,8 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
         var s = makeSession { $0.attract.demo = false }
         _ = realTap(&s, s.game.button.center, at: 0)
         let round = try #require(s.game.round)
-        let b = try #require(round.bubbles.first { if case .swipe = $0.kind { true } else { false } })
-        guard case .swipe(let a) = b.kind else { return }
+        let b = try #require(round.bubbles.first { $0.swipeAngle != nil })
+        let a = try #require(b.swipeAngle)
         let end = b.center + Angle.unitVector(degrees: a) * 100
         for i in 0...10 {
             let p = b.center + (end - b.center) * (Double(i) / 10)

@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// Prometheus' text exposition format, by hand.
 @Suite struct PrometheusTextTests {
@@ -198,27 +199,21 @@ import Testing
 
 /// `[metrics]`: off by default, an absolute path, an interval, applied at once on reload.
 @Suite struct MetricsConfigTests {
-    func load(_ text: String) -> ConfigResult {
-        var builder = ConfigBuilder()
-        builder.add(text: text, file: "m.conf")
-        return builder.finish()
-    }
-
     @Test func offByDefaultAndAutoIsOff() {
         #expect(Settings().metrics.textfile == nil)
         #expect(Settings().metrics.intervalS == 5)
-        #expect(load("[metrics]\ntextfile = auto\n").settings.metrics.textfile == nil)
+        #expect(loadConfig("[metrics]\ntextfile = auto\n", file: "m.conf").settings.metrics.textfile == nil)
     }
 
     @Test func takesAnAbsolutePathAndAnInterval() {
-        let r = load("[metrics]\ntextfile = /var/lib/prometheus/node-exporter/bubble-kiosk.prom\ninterval_s = 2.5\n")
+        let r = loadConfig("[metrics]\ntextfile = /var/lib/prometheus/node-exporter/bubble-kiosk.prom\ninterval_s = 2.5\n", file: "m.conf")
         #expect(r.diagnostics.isEmpty)
         #expect(r.settings.metrics.textfile == "/var/lib/prometheus/node-exporter/bubble-kiosk.prom")
         #expect(r.settings.metrics.intervalS == 2.5)
     }
 
     @Test func badValuesAreNamedWithFileAndLine() {
-        let r = load("[metrics]\ntextfile = metrics.prom\ninterval_s = 0.1\n")
+        let r = loadConfig("[metrics]\ntextfile = metrics.prom\ninterval_s = 0.1\n", file: "m.conf")
         let lines = r.diagnostics.map(\.description)
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("m.conf:2: textfile:"), "\(lines)")

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// The recordings of the operator gestures and the stuck touch, made with `RecordingBuilder`
 /// for a 1280x800 screen at 4 px/mm and kept in Fixtures/ (the VM test plays the four-corner
@@ -81,11 +82,10 @@ enum OperatorFixtures {
 
     /// A session on the fixtures' screen with seed 3.
     static func session(_ configure: (inout Settings) -> Void = { _ in }) -> KioskSession {
-        var settings = Settings()
-        settings.attract.demo = false
-        configure(&settings)
-        let field = PlayField(size: screen, pxPerMM: pxPerMM, game: settings.game)
-        return KioskSession(game: KioskGame(field: field, settings: settings, seed: seed, at: .zero))
+        makeSession(size: screen, pxPerMM: pxPerMM, seed: seed) {
+            $0.attract.demo = false
+            configure(&$0)
+        }
     }
 
     static let all: [(name: String, text: @Sendable () -> String)] = [

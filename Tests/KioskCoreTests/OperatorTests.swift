@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// Plays frames through what the runtime puts between a touchscreen and the game:
 /// `OperatorInput` (stuck touches, operator gestures), then the session, on virtual time,

@@ -1,5 +1,6 @@
 @testable import KioskCore
 import Testing
+import KioskTestSupport
 
 /// Parses a fixture, naming it by its file name in errors.
 private func fixtureRecording(_ name: String) throws -> EvemuRecording {

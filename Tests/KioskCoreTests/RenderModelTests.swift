@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import KioskTestSupport
 
 /// The rendering model: particles, pops and damage tracking, all without a renderer.
 @Suite struct RenderModelTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// `[scoring]`: combos and the time bonus, on virtual time; `[score]` stays as it was.
 @Suite struct ScoringTests {

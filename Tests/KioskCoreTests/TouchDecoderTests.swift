@@ -1,5 +1,6 @@
 @testable import KioskCore
 import Testing
+import KioskTestSupport
 
 private func us(_ microseconds: Int64) -> TimeStamp { TimeStamp(microseconds: microseconds) }
 

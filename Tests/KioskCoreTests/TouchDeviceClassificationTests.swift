@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskCore
+import KioskTestSupport
 
 /// `TouchDeviceInfo.touchProtocol`: the one answer to "what kind of touch device is this",
 /// which the device probe reports and the decoder goes by.

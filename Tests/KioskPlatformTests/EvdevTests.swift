@@ -2,6 +2,7 @@ import Glibc
 import KioskCore
 import Testing
 @testable import KioskPlatform
+import KioskTestSupport
 
 /// Capabilities as real devices report them (codes from linux/input-event-codes.h).
 private enum Devices {
@@ -93,7 +94,7 @@ private enum Devices {
         #expect(EvdevDevice.eventNumber("event") == nil)
         #expect(EvdevDevice.eventNumber("mouse0") == nil)
         #expect(EvdevDevice.eventNumber("event1a") == nil)
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         for name in ["event10", "event2", "mice", "event0", "by-id"] { dir.touch(name) }
         #expect(EvdevDevice.nodes(in: dir.path) == ["event0", "event2", "event10"].map { "\(dir.path)/\($0)" })
         #expect(EvdevDevice.nodes(in: dir.path + "/missing") == [])
@@ -154,7 +155,7 @@ private enum Devices {
     }
 
     @Test func probingSomethingThatIsNoInputDeviceReportsTheError() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         dir.touch("event3")
         let probe = InputDeviceProbe.probe(dir.path + "/event3")
         #expect(probe.info == nil)
@@ -167,7 +168,7 @@ private enum Devices {
     /// A node that appears but cannot be opened yet (as before udev fixes its permissions) is
     /// tried again on the loop's deadline, not by sleeping.
     @Test func aNewNodeThatIsNotReadyIsRetriedOnADeadline() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         let loop = try EventLoop()
         let input = EvdevTouchInput(path: nil, screen: PixelSize(width: 1280, height: 800), grab: false,
                                     directory: dir.path)
@@ -262,27 +263,6 @@ private enum Devices {
             .flatMap { decoder.feed($0) }
         #expect(frames.count == 1 && frames[0].resync)
         #expect(frames[0].contacts.first?.position == Vector2(640, 200))
-    }
-}
-
-/// A fresh folder under /tmp, removed with its files when the value goes away.
-final class TempDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/evdev-tests.XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw SystemError("mkdtemp", "/tmp") }
-        path = String(cString: p)
-    }
-
-    func touch(_ name: String) {
-        let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        if fd >= 0 { close(fd) }
-    }
-
-    deinit {
-        for name in (try? FileSystem.listDirectory(path)) ?? [] { unlink(path + "/" + name) }
-        rmdir(path)
     }
 }
 

@@ -2,10 +2,11 @@ import Glibc
 import KioskCore
 import Testing
 @testable import KioskPlatform
+import KioskTestSupport
 
 @Suite struct FileLimitTests {
     @Test func onlyRegularFilesAreRead() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         let fifo = dir.path + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         // Without O_NONBLOCK this open would wait for a writer forever.
@@ -16,7 +17,7 @@ import Testing
     }
 
     @Test func readsAreCappedAtTheLimit() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/big.conf"
         try FileSystem.writeAtomically(path, Array(repeating: UInt8(ascii: "#"), count: 3000))
         #expect(try FileSystem.readText(path, limit: 3000).utf8.count == 3000)
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func lineReaderSplitsAcrossChunksAndLineEnds() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/lines.evemu"
         // Lines of every length around the reader's 64 KiB chunks, CR LF and LF, no final LF.
         var expected: [String] = []
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func aLineWithoutEndIsRefusedAtItsNumber() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/junk.evemu"
         try FileSystem.writeAtomically(path, Array("N: x\nI: 0 0 0 0\n".utf8) + Array(repeating: UInt8(ascii: "z"), count: 300_000))
         let reader = try LineReader(path: path)
@@ -63,7 +64,7 @@ import Testing
 
     @Test func openReadsTheHeaderOfAFile() throws {
         let text = RecordingBuilder(screen: PixelSize(width: 800, height: 600)).text()
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/r.evemu"
         try FileSystem.writeAtomically(path, Array(text.utf8))
         let reader = try EvemuReader.open(path: path)

@@ -2,6 +2,7 @@ import Glibc
 import KioskCore
 import KioskPlatform
 import Testing
+import KioskTestSupport
 
 /// Hooks as real processes on the real monotonic loop: what a hook is given, and how the loop
 /// keeps hung, noisy, missing and too frequent hooks from hurting the kiosk.
@@ -16,15 +17,11 @@ import Testing
         var ticks = 0
 
         init() throws {
-            var template = Array("/tmp/bubble-hooks-XXXXXX".utf8CString)
-            guard let p = mkdtemp(&template) else { throw SystemError("mkdtemp", "/tmp") }
-            dir = String(cString: p)
+            dir = makeTemporaryDirectory("bubble-hooks")
             loop = try EventLoop(signals: [SIGHUP, SIGUSR1])
         }
 
-        deinit {
-            _ = system("rm -rf '\(dir)'")
-        }
+        deinit { removeTree(dir) }
 
         func start(_ settings: HookSettings, environment: [String]? = nil) {
             runner = HookRunner(settings: settings, loop: loop, environment: environment) { [unowned self] level, line in
@@ -37,19 +34,9 @@ import Testing
         @discardableResult
         func script(_ name: String, _ body: String, mode: mode_t = 0o755) throws -> String {
             let path = dir + "/" + name
-            try write(path, "#!/bin/sh\n" + body + "\n")
+            writeFile(path, "#!/bin/sh\n" + body + "\n")
             chmod(path, mode)
             return path
-        }
-
-        func write(_ path: String, _ text: String) throws {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SystemError("open", path) }
-            defer { close(fd) }
-            let bytes = Array(text.utf8)
-            guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-                throw SystemError("write", path)
-            }
         }
 
         func read(_ name: String) -> String? {
@@ -104,7 +91,7 @@ import Testing
         let h = try Harness()
         // A descriptor the kiosk has open without close-on-exec: the hook must not get it.
         let probe = h.dir + "/leak-probe"
-        try h.write(probe, "x")
+        writeFile(probe, "x")
         let leaked = open(probe, O_RDONLY)
         defer { close(leaked) }
         try h.script("record", """
@@ -331,7 +318,7 @@ import Testing
     @Test func aHookThatCannotStartIsLoggedRateLimited() throws {
         let h = try Harness()
         let path = h.dir + "/broken"
-        try h.write(path, "#!/nonexistent/interpreter\n")
+        writeFile(path, "#!/nonexistent/interpreter\n")
         chmod(path, 0o755)
         var settings = HookSettings()
         settings.reset = path
@@ -358,7 +345,7 @@ import Testing
             echo $$ > "$1/pid"
             sleep 300
             """)
-        try h.script("polite", "echo $$ > \"$1/polite\"; exec sleep 300")
+        try h.script("polite", "echo $$ > \"$1/polite.pid\"; exec sleep 300")
         var settings = HookSettings()
         settings.idle = "\(h.dir)/stubborn \(h.dir)"
         settings.pop = "\(h.dir)/polite \(h.dir)"
@@ -367,13 +354,13 @@ import Testing
         h.runner.fire(.idle)
         h.runner.fire(.pop)
         // Each file exists as soon as its redirection opens it: wait for the whole line.
-        #expect(try h.run(seconds: 5) { ["grandchild", "pid", "polite"].allSatisfy { (h.read($0) ?? "").hasSuffix("\n") } })
+        #expect(try h.run(seconds: 5) { ["grandchild", "pid", "polite.pid"].allSatisfy { (h.read($0) ?? "").hasSuffix("\n") } })
         let started = EventLoop.now()
         h.runner.stop()
         let took = EventLoop.now().milliseconds(since: started)
         #expect(took < h.runner.exitGraceMS + h.runner.exitKillWaitMS + 300, "\(took) ms")
         #expect(h.runner.running == 0)
-        for name in ["grandchild", "pid", "polite"] {
+        for name in ["grandchild", "pid", "polite.pid"] {
             let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0
             #expect(pid > 0 && HookRunnerTests.isGone(pid), "\(name) \(pid) is gone")
         }

@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskPlatform
 
@@ -11,7 +12,7 @@ import Testing
     }
 
     @Test func aFIFOIsRefusedAtOnceAndLeftInPlace() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("output-file-tests")
         let fifo = dir.path + "/out.png"
         #expect(mkfifo(fifo, 0o600) == 0)
         // Opening the FIFO for writing would wait for a reader forever; renaming over it would
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func devicesDirectoriesAndDanglingLinksAreRefused() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("output-file-tests")
         #expect(throws: OutputRefusal(path: "/dev/null", kind: "a character device")) { try OutputFile.check("/dev/null") }
         #expect(throws: OutputRefusal(path: dir.path, kind: "a directory")) { try OutputFile.write(dir.path, [1]) }
         let dangling = dir.path + "/dangling"
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func aRegularFileIsReplacedKeepingItsModeAndALinkStays() throws {
-        let dir = try TempDirectory()
+        let dir = TemporaryDirectory("output-file-tests")
         let path = dir.path + "/metrics.prom"
         try OutputFile.write(path, Array("first\n".utf8))
         #expect(chmod(path, 0o600) == 0)

@@ -4,22 +4,11 @@ import KioskCore
 import KioskPlatform
 import Synchronization
 import Testing
+import KioskTestSupport
 
 /// Decoding with libsndfile, the ALSA stream and the sound thread, played live through
 /// alsa-lib's `file` plugin (it writes the raw stream to a file; no sound card needed).
 @Suite(.serialized) struct SoundTests {
-    static func tempDir() -> String {
-        var template = Array("/tmp/bubble-kiosk-sound-XXXXXX".utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!
-        return String(cString: p)
-    }
-
-    static func write(_ path: String, _ bytes: [UInt8]) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-    }
-
     static func read(_ path: String) -> [UInt8] {
         (try? FileSystem.readBytes(path, limit: 1 << 26)) ?? []
     }
@@ -60,7 +49,7 @@ import Testing
         ("aiff", Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_24), 96_000, 2),
     ])
     func decodesCommonFormatsToStereoAt48k(ext: String, format: Int32, rate: Int, channels: Int) throws {
-        let dir = Self.tempDir()
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         let path = "\(dir)/tone.\(ext)"
         #expect(Self.encode(path, format: format, rate: rate, channels: channels, seconds: 0.5), "libsndfile cannot write \(ext)")
         let clip = try SoundDecoder.decode(path: path)
@@ -79,8 +68,8 @@ import Testing
     }
 
     @Test func ourOwnWAVFilesDecode() throws {
-        let dir = Self.tempDir()
-        Self.write("\(dir)/pop.wav", SoundSynth.wav(for: .pop))
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
+        writeFile("\(dir)/pop.wav", SoundSynth.wav(for: .pop))
         let clip = try SoundDecoder.decode(path: "\(dir)/pop.wav")
         let synth = SoundSynth.clip(for: .pop)
         #expect(clip.frameCount == synth.frameCount)
@@ -88,9 +77,9 @@ import Testing
     }
 
     @Test func unusableFilesAreRefusedWithAReason() throws {
-        let dir = Self.tempDir()
-        Self.write("\(dir)/notes.wav", Array("these are not the sounds you are looking for\n".utf8))
-        Self.write("\(dir)/empty.wav", WAVFile.encode([], channels: 1, rate: 48_000))
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
+        writeFile("\(dir)/notes.wav", Array("these are not the sounds you are looking for\n".utf8))
+        writeFile("\(dir)/empty.wav", WAVFile.encode([], channels: 1, rate: 48_000))
         mkfifo("\(dir)/fifo.wav", 0o644)
         #expect(Self.encode("\(dir)/long.wav", format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16), rate: 8000, channels: 1, seconds: 31))
         func reason(_ name: String) -> String {
@@ -110,13 +99,13 @@ import Testing
     }
 
     @Test func autoUsesTheInstalledFileElseTheBuiltInSound() throws {
-        let dir = Self.tempDir()
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         var settings = SoundSettings()
         var problems: [String] = []
         // Nothing installed: the synthesised sound.
         #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems) == SoundSynth.clip(for: .swipe))
         // Installed: that file.
-        Self.write("\(dir)/swipe.wav", WAVFile.encode([Int16](repeating: 1000, count: 480), channels: 1, rate: 48_000))
+        writeFile("\(dir)/swipe.wav", WAVFile.encode([Int16](repeating: 1000, count: 480), channels: 1, rate: 48_000))
         #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems)?.frameCount == 480)
         settings.swipe = "none"
         #expect(SoundDecoder.clip(for: .swipe, settings: settings, installed: dir, problems: &problems) == nil)
@@ -126,7 +115,7 @@ import Testing
     }
 
     @Test func theALSAStreamWritesWhatItIsGiven() throws {
-        let dir = Self.tempDir()
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         let raw = "\(dir)/out.raw"
         do {
             let out = try ALSAOutput(device: "file:FILE=\(raw)")
@@ -156,7 +145,7 @@ import Testing
     }
 
     @Test func thePlayerMixesOnItsThreadIntoTheALSAStream() throws {
-        let dir = Self.tempDir()
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         let raw = "\(dir)/live.raw"
         var settings = SoundSettings()
         settings.device = "file:FILE=\(raw)"
@@ -189,7 +178,7 @@ import Testing
     }
 
     @Test func overlappingSoundsAllReachTheStream() throws {
-        let dir = Self.tempDir()
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         let raw = "\(dir)/overlap.raw"
         var settings = SoundSettings()
         settings.device = "file:FILE=\(raw)"
@@ -243,7 +232,7 @@ import Testing
     }
 
     @Test func aReloadSwitchesDeviceAndVolume() throws {
-        let dir = Self.tempDir()
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         var settings = SoundSettings()
         settings.device = "file:FILE=\(dir)/a.raw"
         let player = try SoundPlayer(settings: settings, installed: dir)

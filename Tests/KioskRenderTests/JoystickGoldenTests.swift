@@ -1,6 +1,7 @@
 import KioskCore
 import KioskRender
 import Testing
+import KioskTestSupport
 
 /// The start screen offering every mode, and the joystick mode's round: the base, the knob
 /// (held and released), the readout and the catcher, drawn as the kiosk draws them.
@@ -8,13 +9,12 @@ import Testing
     static let size = ScreenGoldenTests.size
 
     static func session(_ configure: (inout Settings) -> Void = { _ in }) -> KioskSession {
-        var settings = Settings()
-        settings.attract.demo = false
-        settings.modes.timed = true
-        settings.modes.joystick = true
-        configure(&settings)
-        let field = PlayField(size: size, pxPerMM: 2.5, game: settings.game)
-        return KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
+        makeSession(size: size, pxPerMM: 2.5, seed: 21) {
+            $0.attract.demo = false
+            $0.modes.timed = true
+            $0.modes.joystick = true
+            configure(&$0)
+        }
     }
 
     static func frame(_ s: inout KioskSession, _ builder: inout SceneBuilder, at ms: Double,

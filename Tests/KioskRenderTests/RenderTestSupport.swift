@@ -121,7 +121,7 @@ enum Golden {
             return
         }
         let expected: Frame
-        do { expected = try PNGWriter.loadPNG(path) } catch {
+        do { expected = try PNGReader.readPNG(path) } catch {
             Issue.record("could not read golden image: \(error)", sourceLocation: sourceLocation)
             return
         }

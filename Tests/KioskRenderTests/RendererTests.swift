@@ -99,10 +99,10 @@ import Testing
         let path = "/tmp/bubble-kiosk-roundtrip-\(getpid()).png"
         try PNGWriter.writePNG(renderer.frame, to: path)
         defer { unlink(path) }
-        let loaded = try PNGWriter.loadPNG(path)
+        let loaded = try PNGReader.readPNG(path)
         let diff = ImageDifference(renderer.frame, loaded)
         #expect(diff.largestChannelDifference == 0, "\(diff.summary)")
-        #expect(throws: PNGError.self) { try PNGWriter.loadPNG("/nonexistent/bubble.png") }
+        #expect(throws: PNGError.self) { try PNGReader.readPNG("/nonexistent/bubble.png") }
     }
 
     /// The cached-sprite renderer and the draw-everything yardstick show the same picture

@@ -1,6 +1,7 @@
 import KioskCore
 import KioskRender
 import Testing
+import KioskTestSupport
 
 /// The kiosk's key screens, drawn the way the running kiosk draws them (session, scene builder,
 /// renderer) and compared with checked-in PNGs.
@@ -9,10 +10,7 @@ import Testing
 
     /// A session on a small screen at 2.5 px/mm, the demo off so nothing moves by itself.
     static func session(seed: UInt64 = 21) -> KioskSession {
-        var settings = Settings()
-        settings.attract.demo = false
-        let field = PlayField(size: size, pxPerMM: 2.5, game: settings.game)
-        return KioskSession(game: KioskGame(field: field, settings: settings, seed: seed, at: .zero))
+        makeSession(size: size, pxPerMM: 2.5, seed: seed) { $0.attract.demo = false }
     }
 
     static func tap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, builder: inout SceneBuilder) {
@@ -114,7 +112,7 @@ import Testing
         let multi = try #require(round.bubbles.first { $0.tapsLeft >= 2 })
         Self.tap(&s, multi.center, at: 1000, builder: &builder)
         let arrow = try #require(round.bubbles.first { $0.kindName == "swipe" })
-        guard case .swipe(let angle) = arrow.kind else { return }
+        let angle = try #require(arrow.swipeAngle)
         Self.swipe(&s, arrow, angle: angle, at: 1500, builder: &builder)
         #expect(s.game.round?.score == 20)
         // 12.3 s in: the clock reads 0:12, the pop's sparks are gone.

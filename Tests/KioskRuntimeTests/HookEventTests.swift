@@ -3,6 +3,7 @@ import KioskCore
 import KioskPlatform
 import KioskRuntime
 import Testing
+import KioskTestSupport
 
 /// Which kiosk events run which hooks, with what data; and the runner wired to a runtime.
 @Suite struct HookEventTests {
@@ -86,16 +87,10 @@ import Testing
     /// The hook layer on a live runtime: a real script records the pop it was run for;
     /// a reload takes the new `[hooks]` (and reports a missing program); the exit lets go.
     @Test func attachedHooksRunForTheRuntimesEvents() throws {
-        var template = Array("/tmp/bubble-hooks-rt-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw SystemError("mkdtemp", "/tmp") }
-        let dir = String(cString: p)
-        defer { _ = system("rm -rf '\(dir)'") }
+        let dir = makeTemporaryDirectory("bubble-hooks-rt")
+        defer { removeTree(dir) }
         let script = dir + "/record"
-        let text = "#!/bin/sh\nenv | grep '^BUBBLE_' | sort > \"$1/$BUBBLE_EVENT.env\"\n"
-        let fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        #expect(fd >= 0)
-        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        writeFile(script, "#!/bin/sh\nenv | grep '^BUBBLE_' | sort > \"$1/$BUBBLE_EVENT.env\"\n", mode: 0o755)
 
         var settings = RuntimeHarness.quietSettings
         settings.hooks.pop = "\(script) \(dir)"

@@ -3,15 +3,10 @@ import KioskCore
 import KioskPlatform
 import KioskRuntime
 import Testing
+import KioskTestSupport
 
 /// Fleet metrics in the running kiosk: the textfile, written atomically on a timer, on virtual time.
 @Suite struct MetricsExporterTests {
-    static func temporaryDirectory() -> String {
-        let dir = "/tmp/bubble-kiosk-metrics-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        mkdir(dir, 0o755)
-        return dir
-    }
-
     static func settings(textfile: String?, intervalS: Double = 1) -> Settings {
         var s = RuntimeHarness.quietSettings
         s.metrics.textfile = textfile
@@ -44,7 +39,7 @@ import Testing
     }
 
     @Test func writesTheFileAtomicallyEveryInterval() throws {
-        let dir = Self.temporaryDirectory()
+        let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 2))
         let exporter = MetricsExporter(wallClock: { 1_700_000_000.25 }, offLoop: false)
@@ -90,7 +85,7 @@ import Testing
     }
 
     @Test func anUnwritableFolderIsLoggedOnceAndTheKioskGoesOn() throws {
-        let dir = Self.temporaryDirectory()
+        let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let path = dir + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
         let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
@@ -118,7 +113,7 @@ import Testing
     }
 
     @Test func reloadTurnsMetricsOnMovesThemAndTurnsThemOff() throws {
-        let dir = Self.temporaryDirectory()
+        let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let h = try RuntimeHarness()
         let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
         h.runtime.attach(exporter)
@@ -149,7 +144,7 @@ import Testing
 extension MetricsExporterTests {
     /// node_exporter reads only `*.prom`: another name is written, with a warning.
     @Test func aFileNotEndingInPromIsWrittenWithAWarning() throws {
-        let path = Self.temporaryDirectory() + "/bubble-kiosk.txt"
+        let path = makeTemporaryDirectory("bubble-kiosk-metrics") + "/bubble-kiosk.txt"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path))
         let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
         h.runtime.attach(exporter)
@@ -174,7 +169,7 @@ extension MetricsExporterTests {
     /// The kiosk's own mode: a writer thread does the file work, the loop hears back through a
     /// mailbox, and the exit waits for the final write.
     @Test func theWriterThreadWritesAndTheExitWaitsForTheLastWrite() throws {
-        let dir = Self.temporaryDirectory()
+        let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
         let exporter = MetricsExporter(wallClock: { 5 })
@@ -195,7 +190,7 @@ extension MetricsExporterTests {
     }
 
     @Test func theWriterThreadReportsAnUnwritableFolderOnce() throws {
-        let path = Self.temporaryDirectory() + "/missing/bubble-kiosk.prom"
+        let path = makeTemporaryDirectory("bubble-kiosk-metrics") + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
         h.runtime.attach(MetricsExporter(wallClock: { 0 }))
         try h.run(ms: 10)

@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskTestSupport
 import KioskPlatform
 import KioskRuntime
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// refused, logged once and left as it is.
 @Suite struct MetricsOutputTests {
     @Test func aFIFOAtTheTextfileIsRefusedNotReplaced() throws {
-        let dir = MetricsExporterTests.temporaryDirectory()
+        let dir = makeTemporaryDirectory("metrics-output")
         let fifo = dir + "/bubble-kiosk.prom"
         #expect(mkfifo(fifo, 0o600) == 0)
         var settings = RuntimeHarness.quietSettings

@@ -3,13 +3,15 @@ import KioskCore
 import KioskPlatform
 import KioskRuntime
 
-/// A runtime on virtual time with a virtual display, injected touches and captured log lines.
+/// A virtual kiosk (`VirtualKiosk`) with captured log and output lines and a configuration
+/// tests change between reloads.
 final class RuntimeHarness {
-    let clock = VirtualClock()
-    let input = InjectedTouchInput()
-    let display: Display
-    let loop: EventLoop
-    let runtime: KioskRuntime
+    let kiosk: VirtualKiosk<InjectedTouchInput>
+    let clock: VirtualClock
+    var input: InjectedTouchInput { kiosk.input }
+    var display: Display { kiosk.display }
+    var loop: EventLoop { kiosk.loop }
+    var runtime: KioskRuntime { kiosk.runtime }
     var logLines: [String] = []
     var outputLines: [String] = []
     /// What SIGHUP reads; tests change it between reloads.
@@ -18,14 +20,15 @@ final class RuntimeHarness {
     init(settings: Settings = RuntimeHarness.quietSettings, size: PixelSize = PixelSize(width: 640, height: 400),
          display makeDisplay: ((VirtualClock) -> Display)? = nil, options: KioskRuntime.Options = KioskRuntime.Options(),
          console: ConsoleOwner? = nil, notifier: ServiceNotifier? = nil) throws {
-        display = makeDisplay?(clock) ?? VirtualDisplay(size: size, clock: clock)
-        loop = try EventLoop(clock: clock)
         config = ConfigResult(settings: settings)
         var o = options
         if o.seed == 0 { o.seed = 7 }
         var loader: () -> ConfigResult = { ConfigResult(settings: Settings()) }
-        runtime = KioskRuntime(settings: settings, display: self.display, input: input, loop: loop, options: o,
-                               console: console, notifier: notifier, loadConfig: { loader() })
+        let clock = VirtualClock()
+        self.clock = clock
+        kiosk = try VirtualKiosk(settings: settings, size: size, clock: clock,
+                                 display: makeDisplay.map { make in { _ in make(clock) } }, options: o,
+                                 console: console, notifier: notifier, loadConfig: { loader() })
         loader = { [unowned self] in config }
         runtime.logger = { [unowned self] in logLines.append($1) }
         runtime.output = { [unowned self] in outputLines.append($0) }
@@ -41,22 +44,13 @@ final class RuntimeHarness {
     var now: TimeStamp { clock.now }
 
     /// Starts the runtime and runs it for `ms` of virtual time.
-    func run(ms: Double) throws {
-        try runtime.run(until: clock.now.adding(milliseconds: ms), advancing: clock)
-    }
+    func run(ms: Double) throws { try kiosk.run(ms: ms) }
 
     /// Runs on for `ms` without starting again.
-    func advance(ms: Double) {
-        loop.run(until: clock.now.adding(milliseconds: ms), advancing: clock)
-    }
+    func advance(ms: Double) { kiosk.advance(ms: ms) }
 
     /// A tap at `p` (down, then up 50 ms later), each frame handled as it arrives.
-    func tap(_ p: Vector2, slot: Int = 0, id: Int = 1) {
-        input.push(TouchFrame(time: now, contacts: [TouchPoint(slot: slot, trackingID: id, position: p)]))
-        advance(ms: 50)
-        input.push(TouchFrame(time: now, contacts: []))
-        advance(ms: 20)
-    }
+    func tap(_ p: Vector2, slot: Int = 0, id: Int = 1) { kiosk.tap(p, slot: slot, id: id) }
 
     /// Taps Start and waits for the round's first frame.
     func startRound() {
@@ -78,9 +72,7 @@ final class RuntimeHarness {
     }
 
     /// A panel position (what a touchscreen reports) for a game position.
-    func panel(_ game: Vector2) -> Vector2 {
-        TouchTransform(native: display.nativeSize, rotation: display.rotation).panelPosition(ofGame: game)
-    }
+    func panel(_ game: Vector2) -> Vector2 { kiosk.panel(game) }
 }
 
 /// A virtual display that can lose its "DRM master": presents throw `DisplayError.lost` while

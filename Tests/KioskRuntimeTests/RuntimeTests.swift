@@ -194,7 +194,7 @@ import Testing
         try h.run(ms: 50)
         #expect(h.runtime.screenshotPath == dir + "/screenshot.png")
         h.loop.deliver(signal: SIGUSR1)
-        let shot = try PNGWriter.loadPNG(dir + "/screenshot.png")
+        let shot = try PNGReader.readPNG(dir + "/screenshot.png")
         let screen = (h.display as! VirtualDisplay).screen
         #expect(shot.size == screen.size)
         var differing = 0

@@ -4,16 +4,11 @@ import KioskPlatform
 import KioskRuntime
 import Testing
 @testable import KioskScores
+import KioskTestSupport
 
 /// The score layer on the runtime: played rounds reach the store through the writer thread,
 /// and its answers reach the screens.
 @Suite struct ScoreLayerTests {
-    static func temporaryDirectory() -> String {
-        var template = Array("/tmp/bubble-kiosk-runtime-scores-XXXXXX".utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return String(cString: p!)
-    }
-
     /// Pops every bubble of the round in play with taps and swipes, 300 ms apart.
     static func popAll(_ h: RuntimeHarness) throws {
         let round = try #require(h.runtime.session.game.round)
@@ -61,7 +56,7 @@ import Testing
     }
 
     @Test func playedRoundsReachTheStoreAndTheScreens() throws {
-        let dir = Self.temporaryDirectory()
+        let dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
         var settings = RuntimeHarness.quietSettings
         settings.attract.idleTimeoutS = 10
         settings.attract.roundOverS = 2
@@ -107,7 +102,7 @@ import Testing
     }
 
     @Test func demoRoundsAndTheRoundInPlayAtExitAreKept() throws {
-        let dir = Self.temporaryDirectory()
+        let dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
         var settings = Settings()
         settings.attract.demoAfterS = 1
         let h = try RuntimeHarness(settings: settings)
@@ -132,7 +127,7 @@ import Testing
         if getuid() == 0 {
             dir = "/proc/self"
         } else {
-            dir = Self.temporaryDirectory()
+            dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
             chmod(dir, 0o555)
         }
         let h = try RuntimeHarness()

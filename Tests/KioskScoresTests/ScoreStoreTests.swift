@@ -4,13 +4,10 @@ import KioskCore
 import KioskPlatform
 import Testing
 @testable import KioskScores
+import KioskTestSupport
 
 /// A fresh folder under /tmp for one test.
-func temporaryDirectory() -> String {
-    var template = Array("/tmp/bubble-kiosk-scores-XXXXXX".utf8CString)
-    let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    return String(cString: p!)
-}
+func temporaryDirectory() -> String { makeTemporaryDirectory("bubble-kiosk-scores") }
 
 /// A folder nothing can be written in. Root writes anywhere it has mode bits for: /proc/self
 /// takes no files even for root.
@@ -24,13 +21,6 @@ func unwritableDirectory() -> String {
 /// The log lines among a score writer's results.
 func logLines(_ results: [ScoreResult]) -> [String] {
     results.compactMap { if case .log(_, let l) = $0 { l } else { nil } }
-}
-
-func writeFile(_ path: String, _ bytes: [UInt8]) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    precondition(fd >= 0)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
 }
 
 func listing(_ dir: String) -> [String] {

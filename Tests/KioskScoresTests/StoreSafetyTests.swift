@@ -2,6 +2,7 @@ import CSQLite
 import Glibc
 import KioskCore
 import KioskPlatform
+import KioskTestSupport
 import Testing
 @testable import KioskScores
 

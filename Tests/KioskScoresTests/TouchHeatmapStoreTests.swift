@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskScores
 

@@ -5,19 +5,18 @@ import Musl
 #endif
 import Testing
 
-/// Test fixtures in `Tests/KioskCoreTests/Fixtures/`, found next to this source file so tests
+/// Test fixtures in `Tests/KioskCoreTests/Fixtures/`, found from this source file so tests
 /// run from any working directory, and read without Foundation.
-enum Fixture {
+public enum Fixture {
     /// Absolute path of the fixture `name`.
-    static func path(_ name: String) -> String {
-        let here = #filePath
-        let directory = here.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+    public static func path(_ name: String) -> String {
+        let tests = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(2)
             .joined(separator: "/")
-        return directory + "/Fixtures/" + name
+        return tests + "/KioskCoreTests/Fixtures/" + name
     }
 
     /// The fixture's text; records a test issue and returns "" when it cannot be read.
-    static func text(_ name: String) -> String {
+    public static func text(_ name: String) -> String {
         let path = path(name)
         guard let file = fopen(path, "rb") else {
             Issue.record("cannot open fixture \(path)")

@@ -1,0 +1,98 @@
+import KioskCore
+
+/// The figures of one run, as a table or as one JSON object.
+struct BenchReport {
+    var size: PixelSize
+    var bubbles: Int
+    var frames: Int
+    var fullRedraw = Timing()
+    var animated = Timing()
+    var idle = Timing()
+    var naive = Timing()
+    var memcpy = Timing()
+    /// Wall-clock time from a touch frame to the virtual display showing it (no vblank wait).
+    var inputLatency = Timing()
+    /// A frame of the touch-test screen with two fingers moving.
+    var touchTest = Timing()
+    var damageBytesPerFrame = 0.0
+    var damageRectsPerFrame = 0.0
+    var spritesRenderedPerFrame = 0.0
+    var idleDamageRects = 0
+    var sprites = 0
+    var spriteBytes = 0
+    var peakRSSMB = 0.0
+    var sound = SoundLatencyBench()
+    var layers = LayerLoadBench.Report()
+
+    /// The issue's targets, relative to this machine's memcpy.
+    var targets: [(String, Bool)] {
+        [("full_redraw_le_4x_memcpy", fullRedraw.median <= 4 * memcpy.median),
+         ("animated_le_1x_memcpy", animated.median <= memcpy.median),
+         ("idle_draws_nothing", idleDamageRects == 0),
+         ("peak_rss_le_40mb", peakRSSMB <= 40)]
+    }
+
+    /// Keys stay in this order; later fields go before "targets".
+    var json: JSON {
+        .object([
+            ("size", .string(size.description)), ("bubbles", .int(bubbles)), ("frames", .int(frames)),
+            ("full_redraw_ms", fullRedraw.json), ("animated_ms", animated.json), ("idle_ms", idle.json),
+            ("naive_ms", naive.json), ("memcpy_ms", JSON.rounded(memcpy.median, 4)),
+            ("memcpy_p95_ms", JSON.rounded(memcpy.p95, 4)),
+            ("damage_bytes_per_frame", .int(Int(damageBytesPerFrame.rounded()))),
+            ("damage_rects_per_frame", JSON.rounded(damageRectsPerFrame, 2)),
+            ("sprites_rendered_per_frame", JSON.rounded(spritesRenderedPerFrame, 3)),
+            ("sprites_cached", .int(sprites)), ("sprite_cache_mb", JSON.rounded(Double(spriteBytes) / 1_048_576, 2)),
+            ("peak_rss_mb", JSON.rounded(peakRSSMB, 1)),
+            ("input_latency_ms", inputLatency.json),
+            ("sound_device", .string(sound.device)), ("sound_device_opened", .bool(sound.opened)),
+            ("sound_period_frames", .int(sound.periodFrames)), ("sound_buffer_frames", .int(sound.bufferFrames)),
+            ("sound_event_to_write_ms", sound.eventToWrite.json), ("sound_device_delay_ms", sound.deviceDelay.json),
+            ("sound_event_to_sound_ms", sound.eventToSound.json), ("sound_underruns", .int(sound.underruns)),
+            ("frame_bare_ms", layers.bare.json), ("frame_with_layers_ms", layers.layered.json),
+            ("layers_frames", .int(layers.frames)), ("layers_pops", .int(layers.pops)),
+            ("layers_hooks_started", .int(layers.hooksStarted)), ("layers_sounds_started", .int(layers.soundsStarted)),
+            ("touch_test_ms", touchTest.json),
+            ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
+        ])
+    }
+
+    var table: String {
+        func ms(_ v: Double) -> String { pad(fixed(v, 3), 10) }
+        func row(_ name: String, _ t: Timing) -> String { pad(name, 28, left: true) + ms(t.median) + ms(t.p95) + "\n" }
+        var out = "bubble-kiosk bench: \(size), \(bubbles) bubbles, \(frames) frames a case, CPU time of one thread\n"
+        out += pad("case (ms per frame)", 28, left: true) + pad("median", 10) + pad("p95", 10) + "\n"
+        out += row("full redraw", fullRedraw) + row("animated frame", animated) + row("idle frame", idle)
+        out += row("naive cairo redraw", naive) + row("memcpy of one frame", memcpy)
+        out += row("input to screen (wall)", inputLatency)
+        out += row("touch-test screen frame", touchTest)
+        if sound.opened {
+            out += row("sound: event to write", sound.eventToWrite) + row("sound: device delay", sound.deviceDelay)
+            out += row("sound: event to heard", sound.eventToSound)
+            out += "sound on ALSA '\(sound.device)': period \(sound.periodFrames) frames, buffer \(sound.bufferFrames), \(sound.underruns) underruns\n"
+        } else {
+            out += "sound: ALSA device '\(sound.device)' cannot be opened; no sound figures\n"
+        }
+        out += row("round frame, bare", layers.bare) + row("round frame, with layers", layers.layered)
+        out += "layers over \(layers.frames) frames and \(layers.pops) pops: \(layers.hooksStarted) hooks run, "
+            + "\(layers.soundsStarted) sounds started, a score write, a metrics file a second\n"
+        out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
+        out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
+        out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
+        out += "targets: " + targets.map { "\($0.0) \($0.1 ? "ok" : "MISSED")" }.joined(separator: ", ") + "\n"
+        return out
+    }
+
+    private func fixed(_ v: Double, _ places: Int) -> String {
+        var scale = 1
+        for _ in 0..<places { scale *= 10 }
+        let n = Int((v * Double(scale)).rounded())
+        let whole = String(n / scale), frac = String(abs(n % scale))
+        return (n < 0 && n / scale == 0 ? "-" : "") + whole + "." + String(repeating: "0", count: places - frac.count) + frac
+    }
+
+    private func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return left ? s + fill : fill + s
+    }
+}

@@ -1,0 +1,131 @@
+import Glibc
+import KioskCore
+import KioskPlatform
+import KioskRender
+import KioskRuntime
+
+/// Runs every case of the benchmark in a fixed order and gathers the figures. The frames are the
+/// kiosk's own: its attract demo (`startDemo` at once) on a virtual kiosk, one 60th of a second of
+/// virtual time a frame, each scene built by the runtime's scene builder and drawn by its renderer.
+struct Benchmark {
+    static let frameMS = 1000.0 / 60
+
+    let size: PixelSize
+    let bubbles: Int
+    let frames: Int
+    let kiosk: VirtualKiosk<InjectedTouchInput>
+
+    /// - Parameter bubbles: the demo round's bubbles (`[game] bubbles`).
+    init(size: PixelSize, bubbles: Int, frames: Int, seed: UInt64) throws {
+        self.size = size
+        self.bubbles = bubbles
+        self.frames = frames
+        var settings = Settings()
+        settings.game.bubbles = bubbles
+        var options = KioskRuntime.Options()
+        options.seed = seed
+        options.attractNow = true
+        // The runtime never draws: the bench draws each of its scenes, timed, with its renderer.
+        kiosk = try VirtualKiosk(settings: settings, size: size, display: { _ in WithheldDisplay(size: size) },
+                                 options: options)
+        kiosk.runtime.logger = { _, _ in }
+    }
+
+    /// The demo one frame on: what the kiosk draws then.
+    private func nextScene() -> Scene {
+        kiosk.advance(ms: Self.frameMS)
+        return kiosk.scene()
+    }
+
+    func run(pngPath: String?) throws -> BenchReport {
+        var report = BenchReport(size: size, bubbles: bubbles, frames: frames)
+        try kiosk.runtime.start()
+        let renderer = kiosk.renderer
+
+        // The yardstick first: its destination buffer is freed before sprites are made,
+        // so the peak RSS is that of the renderer, not of the renderer plus a spare frame.
+        let destination = UnsafeMutableRawPointer.allocate(byteCount: renderer.frame.byteCount, alignment: 64)
+        renderer.frame.copyAll(to: destination)  // fault the pages in before timing
+        report.memcpy = Self.measure(frames) { _ in renderer.frame.copyAll(to: destination) }
+        destination.deallocate()
+
+        // Warm up (sprites for the scene get rendered) past the demo's lead-in, until its ghost
+        // finger moves; then the steady animation.
+        for _ in 0..<90 { renderer.render(nextScene()) }
+        let spritesBefore = renderer.spritesRendered
+        var damageBytes = 0, damageRects = 0
+        report.animated = Self.measure(frames) { timer in
+            let scene = nextScene()
+            timer.start()
+            let damage = renderer.render(scene)
+            timer.stop()
+            damageRects += damage.count
+            damageBytes += damage.reduce(0) { $0 + $1.area } * 4
+        }
+        report.damageBytesPerFrame = Double(damageBytes) / Double(frames)
+        report.damageRectsPerFrame = Double(damageRects) / Double(frames)
+        report.spritesRenderedPerFrame = Double(renderer.spritesRendered - spritesBefore) / Double(frames)
+
+        report.fullRedraw = Self.measure(frames) { timer in
+            let scene = nextScene()
+            renderer.invalidate()
+            timer.start()
+            renderer.render(scene)
+            timer.stop()
+        }
+        if let pngPath {
+            do { try OutputFile.write(pngPath, PNGWriter.pngBytes(renderer.frame)) } catch {
+                Console.errorLine("bubble-kiosk bench: \(error)")
+            }
+        }
+
+        let still = nextScene()
+        renderer.render(still)
+        var idleDamage = 0
+        report.idle = Self.measure(frames) { timer in
+            timer.start()
+            let damage = renderer.render(still)
+            timer.stop()
+            idleDamage += damage.count
+        }
+        report.idleDamageRects = idleDamage
+        report.sprites = renderer.spriteCount
+        report.spriteBytes = renderer.spriteBytes
+
+        // Last, because it draws over the renderer's frame.
+        let naive = NaiveRenderer(frame: renderer.frame)
+        report.naive = Self.measure(frames) { timer in
+            let scene = nextScene()
+            timer.start()
+            naive.render(scene)
+            timer.stop()
+        }
+        kiosk.runtime.finish()
+        report.peakRSSMB = Self.peakRSSMegabytes()
+        // After the RSS reading: it needs a renderer and a display of its own.
+        report.inputLatency = try InputLatencyBench.measure(size: size, frames: frames, seed: 1)
+        report.touchTest = TouchTestBench.measure(size: size, frames: frames)
+        return report
+    }
+
+    /// Calls `body` `count` times; `body` starts and stops the timer around the measured part
+    /// (or leaves it alone to measure the whole call).
+    private static func measure(_ count: Int, _ body: (inout CPUTimer) -> Void) -> Timing {
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            var timer = CPUTimer()
+            timer.start()
+            body(&timer)
+            timer.stop()
+            samples.append(timer.elapsedMS)
+        }
+        return Timing(samples)
+    }
+
+    private static func peakRSSMegabytes() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes
+    }
+}

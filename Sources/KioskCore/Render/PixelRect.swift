@@ -1,0 +1,62 @@
+/// An axis-aligned rectangle of whole pixels: x in `x..<maxX`, y in `y..<maxY`.
+public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The smallest pixel rectangle covering `rect` (rounded outwards).
+    public init(enclosing rect: Rect) {
+        // Saturating: a shape far off screen (or a NaN that slipped through) must not trap.
+        func edge(_ v: Double) -> Int { v.isNaN ? 0 : Int(min(max(v, -1e9), 1e9)) }
+        let x0 = edge(rect.x.rounded(.down)), y0 = edge(rect.y.rounded(.down))
+        let x1 = edge(rect.maxX.rounded(.up)), y1 = edge(rect.maxY.rounded(.up))
+        self.init(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+    }
+
+    /// The square covering `center ± halfExtent`, rounded outwards.
+    public init(around center: Vector2, halfExtent h: Double) {
+        self.init(enclosing: Rect(x: center.x - h, y: center.y - h, width: 2 * h, height: 2 * h))
+    }
+
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var area: Int { width * height }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+
+    public func intersects(_ o: PixelRect) -> Bool {
+        x < o.maxX && o.x < maxX && y < o.maxY && o.y < maxY && !isEmpty && !o.isEmpty
+    }
+
+    /// The common part, or nil when they do not overlap.
+    public func intersection(_ o: PixelRect) -> PixelRect? {
+        let x0 = max(x, o.x), y0 = max(y, o.y), x1 = min(maxX, o.maxX), y1 = min(maxY, o.maxY)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The bounding box of both.
+    public func union(_ o: PixelRect) -> PixelRect {
+        if isEmpty { return o }
+        if o.isEmpty { return self }
+        let x0 = min(x, o.x), y0 = min(y, o.y)
+        return PixelRect(x: x0, y: y0, width: max(maxX, o.maxX) - x0, height: max(maxY, o.maxY) - y0)
+    }
+
+    public func contains(_ o: PixelRect) -> Bool {
+        o.x >= x && o.y >= y && o.maxX <= maxX && o.maxY <= maxY
+    }
+
+    public func outset(by d: Int) -> PixelRect {
+        PixelRect(x: x - d, y: y - d, width: width + 2 * d, height: height + 2 * d)
+    }
+
+    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+}
