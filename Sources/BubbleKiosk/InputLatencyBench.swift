@@ -22,7 +22,7 @@ enum InputLatencyBench {
         runtime.logger = { _, _ in }
         try runtime.start()
         // Tap Start, so the samples are taken mid-round.
-        let start = runtime.session.game.button.center
+        let start = (runtime.session.game.button(for: .classic) ?? runtime.session.game.button).center
         for contacts in [[TouchPoint(slot: 0, trackingID: 1, position: start)], []] {
             input.push(TouchFrame(time: EventLoop.now(), contacts: contacts))
             runtime.step()

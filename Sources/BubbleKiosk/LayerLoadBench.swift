@@ -54,7 +54,7 @@ enum LayerLoadBench {
         let field = PlayField(size: size, pxPerMM: PixelDensity.resolve(configured: nil), game: settings.game)
         let round = Round(field: field, settings: settings, seed: seed, at: .zero)
         let game = KioskGame(field: field, settings: settings, seed: seed, at: .zero)
-        let script = RoundRecording(transform: TouchTransform(native: size), startButton: game.button.center)
+        let script = RoundRecording(transform: TouchTransform(native: size), startButton: (game.button(for: .classic) ?? game.button).center)
         let text = script.text(popping: round.bubbles, limit: nil, swipeLengthPx: field.px(25), goal: round.goal)
         let reader = try EvemuReader(text: text, file: "bench round")
 

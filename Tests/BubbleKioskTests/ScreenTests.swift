@@ -61,12 +61,16 @@ import KioskRender
         try builder.text().write(to: file, atomically: true, encoding: .utf8)
         let before = dir.appendingPathComponent("before.png").path
         let after = dir.appendingPathComponent("after.png").path
+        // One mode, so the one Start button is where the tap lands (the default offers three).
+        let config = dir.appendingPathComponent("classic.conf")
+        try "[modes]\ntimed = false\njoystick = false\n".write(to: config, atomically: true, encoding: .utf8)
 
         let idle = try CommandRunner.run(["run", "--display", "virtual:800x600", "--duration", "1", "--seed", "5",
-                                          "--screenshot", before])
+                                          "--config", config.path, "--screenshot", before])
         #expect(idle.status == 0, "\(idle.stderr)")
         let r = try CommandRunner.run(["run", "--display", "virtual:800x600", "--input", "replay:\(file.path)",
-                                       "--duration", "1.5", "--status", "--seed", "5", "--screenshot", after])
+                                       "--duration", "1.5", "--status", "--seed", "5", "--config", config.path,
+                                       "--screenshot", after])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("screen=playing"), "\(r.stdout)")
         let a = try PNGReader.readPNG(before), b = try PNGReader.readPNG(after)

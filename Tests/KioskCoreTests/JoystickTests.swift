@@ -224,7 +224,7 @@ import Testing
 /// Choosing a mode on the start screen, and the demo showing each.
 @Suite struct ModeChoiceTests {
     static func game(_ configure: (inout Settings) -> Void) -> KioskGame {
-        var settings = Settings()
+        var settings = Settings.classicOnly
         configure(&settings)
         let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
         return KioskGame(field: field, settings: settings, seed: 3, at: .zero)
@@ -232,6 +232,16 @@ import Testing
 
     static func tap(_ g: inout KioskGame, _ p: Vector2, at ms: Double) -> [GameEvent] {
         g.handle(Gesture(kind: .tap, time: TimeStamp(milliseconds: ms), device: 0, slot: 0, position: p, start: p, count: 1))
+    }
+
+    @Test func theStartScreenOffersEveryModeByDefault() {
+        var settings = Settings()
+        #expect(settings.offeredModes == [.classic, .timed, .joystick])
+        let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
+        #expect(KioskGame(field: field, settings: settings, seed: 3, at: .zero).modeButtons.map(\.mode) == [.classic, .timed, .joystick])
+        // `[attract] timed_mode` still puts timed in classic's place.
+        settings.attract.timedMode = true
+        #expect(settings.offeredModes == [.timed, .joystick])
     }
 
     @Test func oneModeKeepsTheSingleStartButton() {
@@ -298,7 +308,7 @@ import Testing
     }
 
     @Test func aTimedDemoKeepsPoppingTheBubblesThatCome() {
-        var settings = Settings()
+        var settings = Settings.classicOnly
         settings.modes.timed = true
         let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
         var s = KioskSession(game: KioskGame(field: field, settings: settings, seed: 3, at: .zero))
@@ -316,7 +326,7 @@ import Testing
     }
 
     @Test func theJoystickDemoSteersTheKnobWithAGhostFinger() {
-        var settings = Settings()
+        var settings = Settings.classicOnly
         settings.modes.classic = false
         settings.modes.joystick = true
         settings.joystick.durationS = 12

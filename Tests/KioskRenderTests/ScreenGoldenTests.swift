@@ -130,7 +130,7 @@ import KioskTestSupport
 
     /// A round that made the table: its rank under the button, and the bonuses it earned.
     @Test func roundOverWithANewHighScore() throws {
-        var settings = Settings()
+        var settings = Settings.classicOnly
         settings.attract.demo = false
         settings.scoring.comboBonus = 5
         settings.scoring.timeBonusPerS = 10

@@ -7,7 +7,7 @@ import Testing
 /// The display's sleep in the live loop, on virtual time with the virtual display.
 @Suite struct DisplaySleepRuntimeTests {
     static func settings(schedule: String = "", idleMin: Double = 0, demo: Bool = false) -> Settings {
-        var s = Settings()
+        var s = Settings.classicOnly
         s.attract.demo = demo
         s.display.sleepAfterIdleMin = idleMin
         if case .success(let parsed) = SleepSchedule.parse(schedule) { s.display.sleepSchedule = parsed }

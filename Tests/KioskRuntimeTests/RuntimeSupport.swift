@@ -2,6 +2,7 @@ import Glibc
 import KioskCore
 import KioskPlatform
 import KioskRuntime
+import KioskTestSupport
 
 /// A virtual kiosk (`VirtualKiosk`) with captured log and output lines and a configuration
 /// tests change between reloads.
@@ -36,7 +37,7 @@ final class RuntimeHarness {
 
     /// No demo: the start screen stays put unless a test touches it.
     static var quietSettings: Settings {
-        var s = Settings()
+        var s = Settings.classicOnly
         s.attract.demo = false
         return s
     }

@@ -103,7 +103,7 @@ import KioskTestSupport
 
     @Test func demoRoundsAndTheRoundInPlayAtExitAreKept() throws {
         let dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
-        var settings = Settings()
+        var settings = Settings.classicOnly
         settings.attract.demoAfterS = 1
         let h = try RuntimeHarness(settings: settings)
         let keeper = ScoreKeeper(directory: dir)

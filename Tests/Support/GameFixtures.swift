@@ -4,7 +4,7 @@ import KioskCore
 /// default settings first.
 public func makeSession(size: PixelSize = PixelSize(width: 1280, height: 800), pxPerMM: Double = 4, seed: UInt64 = 11,
                         _ configure: (inout Settings) -> Void = { _ in }) -> KioskSession {
-    var settings = Settings()
+    var settings = Settings.classicOnly
     configure(&settings)
     let field = PlayField(size: size, pxPerMM: pxPerMM, game: settings.game)
     return KioskSession(game: KioskGame(field: field, settings: settings, seed: seed, at: .zero))
@@ -34,5 +34,16 @@ extension Bubble {
     public var swipeAngle: Double? {
         if case .swipe(let angle) = kind { return angle }
         return nil
+    }
+}
+
+extension Settings {
+    /// The kiosk with one Start button, classic rounds only: what most tests play (the start
+    /// screen offers all three modes by default).
+    public static var classicOnly: Settings {
+        var s = Settings()
+        s.modes.timed = false
+        s.modes.joystick = false
+        return s
     }
 }

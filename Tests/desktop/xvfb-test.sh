@@ -71,12 +71,16 @@ XVFB_PID=$!
 for _ in $(seq 50); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.1; done
 xdotool getdisplaygeometry >/dev/null 2>&1 || { echo "FAIL: Xvfb :$N did not start"; cat "$OUT/xvfb.log"; exit 1; }
 
-# Density fixed so `state` and the window lay out the same round (Xvfb reports its own DPI).
+# Density fixed so `state` and the window lay out the same round (Xvfb reports its own DPI);
+# classic alone, so the one Start button is the centred one the clicks below aim at.
 cat > "$OUT/kiosk.conf" <<CONF
 [display]
 px_per_mm = 4
 [attract]
 demo = false
+[modes]
+timed = false
+joystick = false
 CONF
 "$KIOSK" state --seed $SEED --size $SIZE --config "$OUT/kiosk.conf" > "$OUT/state.json"
 

@@ -144,9 +144,13 @@ install -m 644 "$VM_DIR/systemd/vm-systemd-check.service" "$root/etc/systemd/sys
 ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.wants/vm-systemd-check.service"
 # (Made by the package's own binary, in the root: on arm64 it runs under qemu-user. It needs
 # /proc: the Swift runtime reads its arguments from /proc/self/cmdline.)
-# The Debian 13 boots (arm64, trixie amd64) also pop a bubble: the kiosk runs with --seed 1, no
-# demo and 4 px/mm, so the recording made for that round here pops one of its bubbles there.
+# No demo: with the three modes the start screen offers, a tap on the demo only stops it (the
+# mode buttons come back), so whether the tap starts a round would depend on how long the
+# emulated boot took. The Debian 13 boots (arm64, trixie amd64) also pop a bubble: the kiosk
+# runs with --seed 1 and 4 px/mm, so the recording made for that round here pops one of its
+# bubbles there.
 pops=0
+printf '[attract]\ndemo = false\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
 if [ $debian13 = 1 ]; then
     pops=1
     mkdir -p "$root/etc/systemd/system/bubble-kiosk.service.d"

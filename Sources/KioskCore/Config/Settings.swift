@@ -98,8 +98,8 @@ public struct JoystickSettings: Equatable, Sendable {
 /// The modes the start screen offers (one button each; a single mode keeps the one Start button).
 public struct ModeSettings: Equatable, Sendable {
     public var classic = true
-    public var timed = false
-    public var joystick = false
+    public var timed = true
+    public var joystick = true
 
     public init() {}
 }

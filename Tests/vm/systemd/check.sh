@@ -213,7 +213,7 @@ if [ -z "$node" ]; then
 fi
 check "the kiosk uses the new touchscreen (hotplug)" wait_journal input "input: using $node" 10
 evemu-play "$node" < "$files/tap.events"
-# The tap takes over the demo (or presses Start): under emulation the new round's first frame
+# The tap presses Start (the test turns the demo off): under emulation the new round's first frame
 # may take a few seconds to draw, and STATUS= changes only once it is on screen.
 for i in $(seq 100); do systemctl show -P StatusText "$unit" | grep -q playing && break; sleep 0.2; done
 sleep 0.5
