@@ -55,27 +55,23 @@ public enum OutputFile {
         // A leftover from a crashed run of the same pid goes first; O_EXCL|O_NOFOLLOW then makes
         // sure the temporary file is ours and not a link planted to redirect the write.
         unlink(tmp)
-        let fd = try retryingInterrupts("open", tmp) {
-            open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, existingMode ?? 0o644)
-        }
+        let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                           permissions: existingMode ?? 0o644)
+        let fd = file.rawValue
         var renamed = false
         defer { if !renamed { unlink(tmp) } }
-        do {
-            // A replaced file keeps its permissions (the umask narrowed the create mode).
-            if let existingMode { _ = fchmod(fd, existingMode) }
-            var offset = 0
-            while offset < bytes.count {
-                let n = try bytes.withUnsafeBytes { buf in
-                    try retryingInterrupts("write", tmp) { Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset) }
-                }
-                offset += n
+        // A replaced file keeps its permissions (the umask narrowed the create mode).
+        if let existingMode { try retryingInterrupts("fchmod", tmp) { fchmod(fd, existingMode) } }
+        var offset = 0
+        while offset < bytes.count {
+            let n = try bytes.withUnsafeBytes { buf in
+                try retryingInterrupts("write", tmp) { Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset) }
             }
-            try retryingInterrupts("fsync", tmp) { fsync(fd) }
-        } catch {
-            close(fd)
-            throw error
+            offset += n
         }
-        close(fd)
+        try retryingInterrupts("fsync", tmp) { fsync(fd) }
+        // A failed close can be the write's delayed error (NFS, a full disk): never rename then.
+        try file.close()
         try retryingInterrupts("rename", target) { rename(tmp, target) }
         renamed = true
     }

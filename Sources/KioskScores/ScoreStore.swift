@@ -202,10 +202,11 @@ public final class ScoreStore {
         var st = stat()
         guard lstat(path + "-wal", &st) == 0 else { return false }
         var header = [UInt8](repeating: 0, count: 20)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return true }
-        defer { close(fd) }
-        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 20) }
+        // No readable database beside it: nothing it could belong to.
+        let file: FileDescriptor
+        do { file = try FileSystem.openRegularFile(path) } catch { return true }
+        let fd = file.rawValue
+        let n = header.withUnsafeMutableBytes { buf in uninterrupted { read(fd, buf.baseAddress, 20) } }
         // A legacy WAL database (the kiosk used WAL until it left it): its -wal is its own.
         return !(n == 20 && header[18] == 2 && header[19] == 2)
     }
