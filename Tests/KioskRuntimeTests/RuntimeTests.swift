@@ -397,4 +397,45 @@ extension RuntimeDisplayLossTests {
         h.runtime.finish()
         #expect(exits == 1)
     }
+
+    /// Layers hear each event in the order they were attached, with facts that name the round
+    /// (no layer reads the game back), and a layer's `post` reaches every layer.
+    @Test func layersHearEventsInOrderWithTheRoundsFacts() throws {
+        let h = try RuntimeHarness()
+        var heard: [String] = []
+        var pops: [EventFacts] = []
+        h.runtime.attach(ClosureLayer(event: { event, facts in
+            if case .game(.popped) = event { heard.append("first"); pops.append(facts) }
+            if case .highScore(let high) = event { heard.append("first high \(high.score)") }
+        }))
+        h.runtime.attach(ClosureLayer(event: { event, _ in
+            if case .game(.popped) = event { heard.append("second") }
+            if case .highScore = event { heard.append("second high") }
+        }))
+        try h.run(ms: 50)
+        h.startRound()
+        let (id, taps) = try h.popATapBubble()
+        #expect(heard == ["first", "second"])
+        let pop = try #require(pops.first)
+        #expect(pop.round?.id == 1 && pop.round?.mode == .classic && pop.round?.demo == false)
+        #expect(pop.round?.score == taps * 10 && pop.round?.popped == 1)
+        #expect(pop.bubble == BubbleFacts(id: id, kind: "tap", points: taps * 10))
+        h.runtime.post(.highScore(HighScore(mode: .classic, score: 70, rank: 1, roundID: 9)), at: h.now)
+        #expect(heard.suffix(2) == ["first high 70", "second high"])
+    }
+
+    /// The sound thread starts after the first frame (a one-core board needs the CPU for its
+    /// first picture), not when the layer is attached; the exit stops it.
+    @Test func theSoundLayerStartsItsThreadAfterTheFirstFrame() throws {
+        var settings = RuntimeHarness.quietSettings
+        settings.sounds.device = "null"
+        let h = try RuntimeHarness(settings: settings)
+        let sounds = SoundLayer()
+        h.runtime.attach(sounds)
+        #expect(sounds.player == nil)
+        try h.run(ms: 50)
+        #expect(h.runtime.frames > 0)
+        #expect(sounds.player != nil)
+        h.runtime.finish()
+    }
 }

@@ -38,6 +38,12 @@ public struct BubbleFacts: Equatable, Sendable {
     public var kind: String
     /// The points a pop was worth; nil for the other events.
     public var points: Int?
+
+    public init(id: Int, kind: String, points: Int?) {
+        self.id = id
+        self.kind = kind
+        self.points = points
+    }
 }
 
 /// What every layer needs to know about an event besides the event itself, so that no layer

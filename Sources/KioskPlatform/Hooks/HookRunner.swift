@@ -55,7 +55,7 @@ public final class HookRunner {
     private var limiter: HookLimiter
     private var commands: [HookEvent: Command] = [:]
     private var runs: [HookRun] = []
-    private var timer: EventLoop.TimerID!
+    private let timer: EventLoop.TimerID
     private let baseEnvironment: [String]
     private var spawnFailures: [HookEvent: RateLimitedLog] = [:]
     private var stopped = false
@@ -76,13 +76,14 @@ public final class HookRunner {
         self.loop = loop
         self.log = log
         limiter = HookLimiter(settings)
+        timer = loop.addTimer("hooks")
         baseEnvironment = (environment ?? HookProgram.processEnvironment()).filter { entry in
             let name = entry.split(separator: "=", maxSplits: 1).first.map(String.init) ?? entry
             if Self.withheldVariables.contains(name) { return false }
             // The event's own variables come from the event, never from the kiosk's environment.
             return !(name.hasPrefix("BUBBLE_") && !name.hasPrefix("BUBBLE_KIOSK_"))
         }
-        timer = loop.addTimer("hooks") { [unowned self] now in handleTimer(now) }
+        loop.onFire(timer) { [unowned self] now in handleTimer(now) }
         resolveAll()
     }
 
