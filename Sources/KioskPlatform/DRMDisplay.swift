@@ -61,7 +61,7 @@ public final class DRMDisplay: Display {
     public init(devicePath: String?, connector connectorName: String?, mode modeText: String?,
                 rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
-            throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
+            throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
         var request: DRMModeRequest?
         if let modeText {

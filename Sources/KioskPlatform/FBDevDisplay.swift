@@ -38,7 +38,7 @@ public final class FBDevDisplay: Display {
 
     public init(path: String = "/dev/fb0", rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
-            throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
+            throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
         let descriptor = try openFramebuffer(path, O_RDWR | O_CLOEXEC)
         let fd = descriptor.rawValue
