@@ -45,7 +45,7 @@ extension KioskRuntime {
         if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
         presenter.repaintAll()
         loop.arm(frameTimer, at: now)
-        log(.info, "display \(display.name): now \(size) at \((pxPerMM * 100).rounded() / 100) px/mm; the game is laid out again")
+        log(.info, "display \(display.name): now \(size) at \(NumberText.decimal(pxPerMM, places: 2)) px/mm; the game is laid out again")
     }
 
     // MARK: the VT

@@ -79,7 +79,7 @@ extension KioskRuntime {
     public func statsLine() -> String {
         let samples = latencies.samples
         let timing = Timing(samples)
-        func ms(_ v: Double) -> String { samples.isEmpty ? "-" : String((v * 100).rounded() / 100) }
+        func ms(_ v: Double) -> String { samples.isEmpty ? "-" : NumberText.decimal(v, places: 2) }
         return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(ms(timing.median)) "
             + "p95=\(ms(timing.p95)) max=\(ms(samples.max() ?? 0)) samples=\(samples.count)"
     }

@@ -186,7 +186,7 @@ public final class HookRunner {
             let alive = waitForGroups(left, ms: exitGraceMS)
             if !alive.isEmpty {
                 log(.warning, alive.map(\.label).joined(separator: ", ")
-                    + ": still running \(formatSeconds(exitGraceMS / 1000)) s after SIGTERM at exit; SIGKILL to "
+                    + ": still running \(NumberText.trimmed(exitGraceMS / 1000, places: 3)) s after SIGTERM at exit; SIGKILL to "
                     + (alive.count == 1 ? "its process group" : "their process groups"))
                 for run in alive { signalGroup(run, SIGKILL) }
                 // SIGKILL cannot be refused: only our own children are left to reap (their
@@ -282,12 +282,12 @@ public final class HookRunner {
                 run.terminated = true
                 run.deadline = now.adding(milliseconds: killGraceMS)
                 signalGroup(run, SIGTERM)
-                log(.warning, "\(run.label): still running after its \(formatSeconds(settings.timeoutS)) s timeout; "
+                log(.warning, "\(run.label): still running after its \(NumberText.trimmed(settings.timeoutS, places: 3)) s timeout; "
                     + "SIGTERM to its process group")
             } else {
                 run.deadline = nil
                 signalGroup(run, SIGKILL)
-                log(.warning, "\(run.label): still running \(formatSeconds(killGraceMS / 1000)) s after SIGTERM; "
+                log(.warning, "\(run.label): still running \(NumberText.trimmed(killGraceMS / 1000, places: 3)) s after SIGTERM; "
                     + "SIGKILL to its process group")
                 // A process that left the group must not keep the run (and its slot) forever.
                 closeOutput(run)
@@ -321,7 +321,7 @@ public final class HookRunner {
         if r == 0 { return }
         run.exited = true
         if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
-        let seconds = formatSeconds(loop.now.milliseconds(since: run.started) / 1000)
+        let seconds = NumberText.trimmed(loop.now.milliseconds(since: run.started) / 1000, places: 3)
         if r < 0 {
             log(.error, "\(run.label): waitpid: \(String(cString: strerror(errno)))")
         } else if CLinux_wifexited(status) != 0 {
@@ -371,10 +371,4 @@ public final class HookRunner {
         finishIfDone(run)
         if !runs.contains(where: { $0 === run }) { armTimer() }
     }
-}
-
-/// Seconds to the millisecond, without a trailing `.0`: `0.004`, `2.5`, `10`.
-private func formatSeconds(_ s: Double) -> String {
-    let rounded = (s * 1000).rounded() / 1000
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
 }
