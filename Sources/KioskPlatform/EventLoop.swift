@@ -51,7 +51,7 @@ public final class EventLoop {
     /// Called once per iteration after descriptors and timers, with the time: the frame's work.
     public var onIteration: (TimeStamp) -> Void = { _ in }
     /// Where the loop reports a problem it works around (a timer that cannot be armed).
-    public var log: (String) -> Void = { Console.errorLine("bubble-kiosk: \($0)") }
+    public var log: (Console.Level, String) -> Void = { Console.log($0, $1) }
 
     /// The signals every kiosk process watches: stop (SIGINT, SIGTERM, SIGQUIT), reload (SIGHUP)
     /// and screenshot (SIGUSR1), and the `ignoredSignals`. A loop blocks them from normal
@@ -172,7 +172,7 @@ public final class EventLoop {
             var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             if !fds.isEmpty && uninterrupted({ poll(&fds, nfds_t(fds.count), 0) }) < 0 {
                 // Only ENOMEM (or a bad list, a bug): handle no descriptor this time round.
-                log("\(SystemError("poll", "event loop"))")
+                log(.error, "\(SystemError("poll", "event loop"))")
                 for i in fds.indices { fds[i].revents = 0 }
             }
             wakeups += 1
@@ -238,7 +238,7 @@ public final class EventLoop {
                 }
                 continue
             }
-            if errno != EAGAIN { log("\(SystemError("read", "event loop signals"))") }
+            if errno != EAGAIN { log(.error, "\(SystemError("read", "event loop signals"))") }
             return
         }
     }
@@ -246,7 +246,7 @@ public final class EventLoop {
     private func ignored(signal signo: Int32) {
         guard ignoredCounts[signo, default: RateLimitedLog()].note() else { return }
         let count = ignoredCounts[signo]?.count ?? 1
-        log("signal \(signo) (\(IgnoredSignalName.of(signo))) ignored" + (count > 1 ? " (\(count) so far)" : ""))
+        log(.notice, "signal \(signo) (\(IgnoredSignalName.of(signo))) ignored" + (count > 1 ? " (\(count) so far)" : ""))
     }
 
     private func drainTimerFD() {
@@ -272,7 +272,7 @@ public final class EventLoop {
     private func reportTimerProblem(_ error: SystemError) {
         guard !timerFDBroken else { return }
         timerFDBroken = true
-        log("\(error); keeping deadlines with poll's timeout instead")
+        log(.warning, "\(error); keeping deadlines with poll's timeout instead")
     }
 
     /// -1 (sleep until input) while the timerfd keeps the deadlines; else milliseconds to the

@@ -70,7 +70,7 @@ public final class FBDevDisplay: Display {
 
     deinit {
         restore()
-        if munmap(mapping, mappingLength) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("munmap", path))") }
+        if munmap(mapping, mappingLength) != 0 { Console.log(.warning, "\(SystemError("munmap", path))") }
     }
 
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
@@ -113,7 +113,7 @@ public final class FBDevDisplay: Display {
         clear()
         if let tty = console.take() {
             if CLinux_kd_set_graphics(tty.rawValue, 0) != 0 {
-                Console.errorLine("bubble-kiosk: \(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
+                Console.log(.error, "\(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
             }
         }
     }
