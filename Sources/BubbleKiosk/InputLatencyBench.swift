@@ -17,7 +17,7 @@ enum InputLatencyBench {
         var options = KioskRuntime.Options()
         options.seed = seed
         // Unpaced: each sample is drawn at once, so the figure is the kiosk's own work.
-        options.frameIntervalMS = 0
+        options.frameInterval = .zero
         let loop = try EventLoop()
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    loadConfig: { ConfigResult(settings: settings) })

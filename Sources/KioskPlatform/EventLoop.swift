@@ -26,8 +26,8 @@ public final class EventLoop {
     private struct Timer {
         var name: String
         var deadline: TimeStamp?
-        /// Repeating timers re-arm themselves this many milliseconds after each deadline.
-        var periodMS: Double?
+        /// Repeating timers re-arm themselves this long after each deadline.
+        var period: Duration?
         var fire: (TimeStamp) -> Void
     }
 
@@ -110,7 +110,7 @@ public final class EventLoop {
 
     /// A timer, disarmed until `arm`; `fire` runs with the loop's time once it is due.
     public func addTimer(_ name: String, _ fire: @escaping (TimeStamp) -> Void = { _ in }) -> TimerID {
-        timers.append(Timer(name: name, deadline: nil, periodMS: nil, fire: fire))
+        timers.append(Timer(name: name, deadline: nil, period: nil, fire: fire))
         return TimerID(index: timers.count - 1)
     }
 
@@ -120,13 +120,13 @@ public final class EventLoop {
         timers[timer.index].fire = fire
     }
 
-    /// A timer that fires every `periodMS` milliseconds from `first` on. A late wake-up fires it
-    /// once and keeps the rhythm (no burst of catch-up calls).
+    /// A timer that fires every `period` from `first` on. A late wake-up fires it once and keeps
+    /// the rhythm (no burst of catch-up calls).
     @discardableResult
-    public func addRepeatingTimer(_ name: String, everyMS periodMS: Double, from first: TimeStamp,
+    public func addRepeatingTimer(_ name: String, every period: Duration, from first: TimeStamp,
                                   _ fire: @escaping (TimeStamp) -> Void) -> TimerID {
-        precondition(periodMS > 0, "a repeating timer needs a positive period")
-        timers.append(Timer(name: name, deadline: first, periodMS: periodMS, fire: fire))
+        precondition(period > .zero, "a repeating timer needs a positive period")
+        timers.append(Timer(name: name, deadline: first, period: period, fire: fire))
         return TimerID(index: timers.count - 1)
     }
 
@@ -219,9 +219,9 @@ public final class EventLoop {
         for i in due {
             // Cleared (or moved on) before the call, so the callback can re-arm it.
             let deadline = timers[i].deadline!
-            timers[i].deadline = timers[i].periodMS.map { period in
-                let next = deadline.adding(milliseconds: period)
-                return next > t ? next : t.adding(milliseconds: period)
+            timers[i].deadline = timers[i].period.map { period in
+                let next = deadline + period
+                return next > t ? next : t + period
             }
             timers[i].fire(t)
         }

@@ -21,7 +21,7 @@ extension KioskRuntime {
             try display.resume()
             ownership.shown()
             presenter.repaintAll()
-            let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
+            let seconds = ((now - since).inMilliseconds / 100).rounded() / 10
             log(.notice, "display \(display.name) is back after \(seconds) s")
         } catch {
             loop.arm(ownership.retryTimer, at: ownership.retryFailed(at: now))

@@ -45,7 +45,7 @@ extension KioskRuntime {
         for stuck in out.stuck {
             log(.warning, "input: stuck touch on \(deviceName(stuck.contact.device)) slot \(stuck.contact.slot) at "
                 + "\(millimetres(stuck.position)) mm (\(Int(stuck.position.x.rounded())), \(Int(stuck.position.y.rounded()))) px, "
-                + "still for \(Int((stuck.time.milliseconds(since: stuck.since) / 1000).rounded())) s; ignored until it lifts")
+                + "still for \(Int((stuck.time - stuck.since).inSeconds.rounded())) s; ignored until it lifts")
             notify(.stuckTouch(stuck), at: stuck.time)
         }
         for gesture in out.gestures {
@@ -61,7 +61,7 @@ extension KioskRuntime {
 
     /// Who, what, when in one line, then the normal clean exit with status 10.
     private func operatorReset(_ gesture: OperatorGesture) {
-        let up = Int(gesture.time.milliseconds(since: started) / 1000)
+        let up = Int((gesture.time - started).inSeconds)
         let rounds = operatorState.rounds
         log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(displaySleep.wallClock.stamp(at: gesture.time)), "
             + "up \(NumberText.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "

@@ -63,7 +63,7 @@ extension KioskRuntime {
         let round = game.round
         let live = round?.remaining ?? 0
         let total = round?.bubbles.count ?? 0
-        let t = Int(now.milliseconds(since: started) / 1000)
+        let t = Int((now - started).inSeconds)
         var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
             + "input=\(echoed(input.name, limit: 200)) display=\(display.name) wakeups=\(loop.wakeups)"
         switch onScreen {

@@ -152,7 +152,7 @@ extension KioskRuntime {
         switchPower(on: true)
         session.wake(at: now)
         presenter.repaintAll()
-        let minutes = displaySleep.asleepSince.map { (now.milliseconds(since: $0) / 6000).rounded() / 10 } ?? 0
+        let minutes = displaySleep.asleepSince.map { ((now - $0).inMilliseconds / 6000).rounded() / 10 } ?? 0
         log(.info, "display awake (\(why)) after \(minutes) min asleep")
         notify(.displaySleep(asleep: false), at: now)
         reportStatus()

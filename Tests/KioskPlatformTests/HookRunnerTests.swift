@@ -70,7 +70,7 @@ import Testing
         @discardableResult
         func run(seconds: Double, until done: @escaping () -> Bool) throws -> Bool {
             var finished = false
-            let check = loop.addRepeatingTimer("check", everyMS: 10, from: loop.now) { [unowned self] _ in
+            let check = loop.addRepeatingTimer("check", every: .milliseconds(10), from: loop.now) { [unowned self] _ in
                 ticks += 1
                 if done() {
                     finished = true
