@@ -52,7 +52,7 @@ public final class DRMDisplay: Display {
     private var flipTimeouts = RateLimitedLog()
     private let flipResult: UnsafeMutablePointer<CDRM_flip_result>
     /// A flip event this late was lost (a driver bug): present again rather than freeze.
-    private static let flipTimeoutMS = 500.0
+    private static let flipTimeout = Duration.milliseconds(500)
 
     /// Opens the card (`devicePath`, or the first /dev/dri/card* with a connected screen, or
     /// with the connector `connectorName`), becomes DRM master, picks the mode (`mode` as
@@ -150,9 +150,9 @@ public final class DRMDisplay: Display {
     public var canPresent: Bool {
         guard !restored, !suspended, !masterLost else { return false }
         guard let since = flipPendingSince else { return true }
-        if EventLoop.now().milliseconds(since: since) < Self.flipTimeoutMS { return false }
+        if EventLoop.now() - since < Self.flipTimeout { return false }
         if flipTimeouts.note() {
-            Console.log(.warning, "\(name): no page-flip event after \(Int(Self.flipTimeoutMS)) ms, "
+            Console.log(.warning, "\(name): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
                 + "going on (\(flipTimeouts.count) times)")
         }
         flipPendingSince = nil
@@ -344,9 +344,9 @@ public final class DRMDisplay: Display {
     /// Some drivers refuse a mode set while a flip is queued: let it finish first (bounded).
     private func waitForPendingFlip() {
         guard flipPendingSince != nil else { return }
-        var waited = 0.0
+        var waited = Duration.zero
         var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
-        while flipResult.pointee.done == 0 && waited < Self.flipTimeoutMS {
+        while flipResult.pointee.done == 0 && waited < Self.flipTimeout {
             let ready = uninterrupted { poll(&pfd, 1, 50) }
             if ready < 0 {
                 Console.log(.error, "\(SystemError("poll", "\(name) waiting for a page flip"))")
@@ -356,7 +356,7 @@ public final class DRMDisplay: Display {
                 Console.log(.error, "\(SystemError("drmHandleEvent", name))")
                 break
             }
-            waited += 50
+            waited += .milliseconds(50)
         }
         flipResult.pointee.done = 0
         flipPendingSince = nil

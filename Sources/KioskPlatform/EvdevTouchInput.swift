@@ -35,7 +35,7 @@ public final class EvdevTouchInput: TouchInput {
     /// A node that could not be opened yet (udev may still be fixing its permissions).
     private struct Retry {
         var due: TimeStamp
-        var delayMS: Double
+        var delay: Duration
         var startedAt: TimeStamp
     }
 
@@ -59,8 +59,8 @@ public final class EvdevTouchInput: TouchInput {
     private var lost: (Int, TimeStamp) -> Void = { _, _ in }
 
     /// How long a new node is retried before giving up, and the first pause between tries.
-    private static let retryForMS = 3000.0
-    private static let firstRetryMS = 10.0
+    private static let retryFor = Duration.seconds(3)
+    private static let firstRetry = Duration.milliseconds(10)
 
     /// - Parameters:
     ///   - path: one device to use (any path, links included); nil uses every touchscreen.
@@ -162,9 +162,9 @@ public final class EvdevTouchInput: TouchInput {
         } catch let error as SystemError {
             let notReady = [EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(error.errno)
             let started = previous?.startedAt ?? now
-            if retrying && notReady && now.milliseconds(since: started) < Self.retryForMS {
-                let delay = previous.map { min($0.delayMS * 2, 500) } ?? Self.firstRetryMS
-                retries[target] = Retry(due: now.adding(milliseconds: delay), delayMS: delay, startedAt: started)
+            if retrying && notReady && now - started < Self.retryFor {
+                let delay = previous.map { min($0.delay * 2, .milliseconds(500)) } ?? Self.firstRetry
+                retries[target] = Retry(due: now + delay, delay: delay, startedAt: started)
                 return error
             }
             // Once per node: a node that keeps failing must not fill the journal.
@@ -356,7 +356,7 @@ public final class EvdevTouchInput: TouchInput {
 
     private func retryNow(_ target: String, at now: TimeStamp) {
         let started = retries[target]?.startedAt ?? now
-        retries[target] = Retry(due: now, delayMS: Self.firstRetryMS / 2, startedAt: started)
+        retries[target] = Retry(due: now, delay: Self.firstRetry / 2, startedAt: started)
         attempt(target, at: now, retrying: true)
     }
 

@@ -32,4 +32,14 @@ struct TimeStampDurationTests {
         // Far apart (a nonsense stamp): no trap.
         #expect(TimeStamp.distantFuture - TimeStamp(microseconds: .min) > .zero)
     }
+
+    /// Settings keep their `*_s` keys; the spans follow them.
+    @Test func settingsSpansFollowTheirKeys() {
+        var settings = Settings()
+        settings.hooks.timeoutS = 2.5
+        settings.metrics.intervalS = 0.25
+        #expect(settings.hooks.timeout == .milliseconds(2500))
+        #expect(settings.metrics.interval == .milliseconds(250))
+        #expect(settings.operator.touchTestTimeout == .seconds(60))
+    }
 }

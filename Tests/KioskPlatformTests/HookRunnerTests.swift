@@ -167,7 +167,7 @@ import Testing
         settings.pop = "\(h.dir)/sleeper \(h.dir)"
         settings.timeoutS = 0.4
         h.start(settings)
-        h.runner.killGraceMS = 300
+        h.runner.killGrace = .milliseconds(300)
         let before = EventLoop.now()
         h.runner.fire(.idle)
         h.runner.fire(.pop)
@@ -371,7 +371,7 @@ import Testing
         let started = EventLoop.now()
         h.runner.stop()
         let took = EventLoop.now().milliseconds(since: started)
-        #expect(took < h.runner.exitGraceMS + h.runner.exitKillWaitMS + 300, "\(took) ms")
+        #expect(took < (h.runner.exitGrace + h.runner.exitKillWait).inMilliseconds + 300, "\(took) ms")
         #expect(h.runner.running == 0)
         for name in ["grandchild", "pid", "polite"] {
             let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0

@@ -189,6 +189,8 @@ public struct OperatorSettings: Equatable, Sendable {
     public var screenshotPath: String? = nil
     /// The touch-test screen closes after this many seconds without a touch.
     public var touchTestTimeoutS = 60.0
+    /// `touchTestTimeoutS` as a span; the config table keeps the key in seconds.
+    public var touchTestTimeout: Duration { .seconds(touchTestTimeoutS) }
     /// Which gesture opens the touch-test screen (`TouchTestGestureSetting`'s names).
     public var touchTestGesture = TouchTestGestureSetting.fiveFingerHold.rawValue
     /// Which gesture asks for the operator reset (`ResetGestureSetting`'s names).
@@ -212,6 +214,8 @@ public struct MetricsSettings: Equatable, Sendable {
     public var textfile: String? = nil
     /// Seconds between rewrites of the file.
     public var intervalS = 5.0
+    /// `intervalS` as a span; the config table keeps the key in seconds.
+    public var interval: Duration { .seconds(intervalS) }
 
     public init() {}
 }
@@ -230,6 +234,8 @@ public struct HookSettings: Equatable, Sendable {
     public var touchscreenLost = ""
     /// A run still going after this long has its process group sent SIGTERM, then SIGKILL.
     public var timeoutS = 10.0
+    /// `timeoutS` as a span; the config table keeps the key in seconds.
+    public var timeout: Duration { .seconds(timeoutS) }
     /// Hooks running at once; more are dropped.
     public var maxRunning = 4
     /// Runs of one event in any minute; more are dropped.

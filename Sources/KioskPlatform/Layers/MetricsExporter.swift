@@ -131,7 +131,7 @@ public final class MetricsExporter: KioskLayer {
     private func tick(_ now: TimeStamp) {
         write()
         guard let loop, let timer else { return }
-        loop.arm(timer, at: settings.textfile == nil ? nil : now.adding(milliseconds: settings.intervalS * 1000))
+        loop.arm(timer, at: settings.textfile == nil ? nil : now + settings.interval)
     }
 
     private func log(_ level: Console.Level, _ message: String) {
