@@ -9,6 +9,7 @@ struct TimeStampDurationTests {
         #expect(t + .seconds(1) / 60 == t.adding(milliseconds: 1000.0 / 60))
         #expect(t + (.seconds(1) / 60 - .milliseconds(1)) == t.adding(milliseconds: 1000.0 / 60 - 1))
         #expect(t + .seconds(-2) == TimeStamp(microseconds: -1_000_000))
+        #expect(t - .seconds(60) == t.adding(milliseconds: -60_000))
     }
 
     @Test func addingSaturates() {

@@ -6,6 +6,11 @@ extension TimeStamp {
         t.adding(microseconds: d.wholeMicroseconds)
     }
 
+    /// `t` moved back by `d`, saturating as `+` does.
+    public static func - (t: TimeStamp, d: Duration) -> TimeStamp {
+        t + (.zero - d)
+    }
+
     /// How long from `b` to `a` (negative when `a` is earlier).
     public static func - (a: TimeStamp, b: TimeStamp) -> Duration {
         // Each side fits a Duration, and so does their difference: no overflow here.

@@ -308,7 +308,7 @@ public final class HookRunner {
         guard !stopped else { return }
         var next = runs.compactMap(\.deadline).min()
         if runs.contains(where: { !$0.exited && !$0.watchedByPidfd }) {
-            let poll = loop.now.adding(milliseconds: 100)
+            let poll = loop.now + .milliseconds(100)
             next = min(next ?? poll, poll)
         }
         loop.arm(timer, at: next)
