@@ -176,6 +176,8 @@ public struct InputSettings: Equatable, Sendable {
     public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
     /// A contact still this long is stuck (water, a sticker) and dropped until it lifts; 0 is off.
     public var stuckAfterS = 20.0
+    /// `stuckAfterS` as a span; the config table keeps the key in seconds.
+    public var stuckAfter: Duration { .seconds(stuckAfterS) }
     /// ..."still" meaning within this distance of where it came to rest.
     public var stuckRadiusMM = 4.0
 
