@@ -201,8 +201,12 @@ public struct OperatorSettings: Equatable, Sendable {
     public var cornerMM = 25.0
     /// A press in a corner counts once held this long.
     public var cornerHoldS = 2.0
+    /// `cornerHoldS` as a span; the config table keeps the key in seconds.
+    public var cornerHold: Duration { .seconds(cornerHoldS) }
     /// The four corner presses of the reset all within this time.
     public var resetWithinS = 10.0
+    /// `resetWithinS` as a span; the config table keeps the key in seconds.
+    public var resetWithin: Duration { .seconds(resetWithinS) }
 
     public var touchTest: TouchTestGestureSetting { TouchTestGestureSetting(rawValue: touchTestGesture) ?? .fiveFingerHold }
     public var reset: ResetGestureSetting { ResetGestureSetting(rawValue: resetGesture) ?? .fourCorners }
