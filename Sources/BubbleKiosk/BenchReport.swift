@@ -83,13 +83,7 @@ struct BenchReport {
         return out
     }
 
-    private func fixed(_ v: Double, _ places: Int) -> String {
-        var scale = 1
-        for _ in 0..<places { scale *= 10 }
-        let n = Int((v * Double(scale)).rounded())
-        let whole = String(n / scale), frac = String(abs(n % scale))
-        return (n < 0 && n / scale == 0 ? "-" : "") + whole + "." + String(repeating: "0", count: places - frac.count) + frac
-    }
+    private func fixed(_ v: Double, _ places: Int) -> String { NumberText.fixed(v, places: places) }
 
     private func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
         let fill = String(repeating: " ", count: max(0, width - s.count))

@@ -51,7 +51,7 @@ public struct BubbleKiosk {
         case "touch-heatmap": code = run(TouchHeatmapCommand.self, rest)
         case "score-writer-test": code = run(ScoreWriterTestCommand.self, rest)
         default:
-            Console.errorLine("bubble-kiosk: unknown command '\(echoed(command))'")
+            Console.log(.error, "unknown command '\(echoed(command))'")
             Console.err(usage + "\n")
             code = 2
         }
@@ -67,11 +67,11 @@ public struct BubbleKiosk {
         do {
             return try command.run(args)
         } catch let error as UsageError {
-            Console.errorLine("bubble-kiosk \(command.name): \(error.message)")
+            Console.errorLine("bubble-kiosk \(command.name): \(error.message)", level: .error)
             Console.errorLine(command.usage.split(separator: "\n").first.map(String.init) ?? "")
             return 2
         } catch {
-            Console.errorLine("bubble-kiosk \(command.name): \(error)")
+            Console.errorLine("bubble-kiosk \(command.name): \(error)", level: .error)
             return 1
         }
     }

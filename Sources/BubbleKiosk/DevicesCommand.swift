@@ -60,7 +60,7 @@ struct DevicesCommand: KioskCommand {
         var head = "    \(c.name): \(c.status.rawValue), \(c.mmWidth)x\(c.mmHeight) mm"
         if let preferred = DRMModeRequest.choose(nil, among: c.modes) {
             if let density = PixelDensity.pxPerMM(pixels: preferred.size, mmWidth: c.mmWidth, mmHeight: c.mmHeight) {
-                head += ", \(formatDensity(density)) px/mm at \(preferred)"
+                head += ", \(NumberText.fixed(density, places: 2)) px/mm at \(preferred)"
             } else {
                 head += " (not believable for \(preferred.size): set [display] px_per_mm)"
             }
@@ -112,11 +112,5 @@ struct DevicesCommand: KioskCommand {
             lines.append("  \(fb.path) (\(fb.id)): \(fb.width)x\(fb.height), \(fb.bitsPerPixel) bpp" + verdict)
         }
         return lines
-    }
-
-    private static func formatDensity(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

@@ -33,13 +33,13 @@ func loadRecording(_ path: String) -> EvemuReader? {
     do {
         return try EvemuReader.open(path: path)
     } catch let error as RecordingError {
-        Console.errorLine("\(error)")
+        Console.errorLine("\(error)", level: .error)
     } catch let error as FileRefusal {
-        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(error)")
+        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(error)", level: .error)
     } catch let error as SystemError {
-        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(String(cString: strerror(error.errno)))")
+        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(String(cString: strerror(error.errno)))", level: .error)
     } catch {
-        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(error)")
+        Console.errorLine("\(echoed(path, limit: 200)): cannot read recording: \(error)", level: .error)
     }
     return nil
 }
@@ -99,7 +99,7 @@ struct PlayCommand: KioskCommand {
                 audio?.add(events, at: gesture.time, round: round)
             }
         } catch {
-            Console.errorLine("\(error)")
+            Console.errorLine("\(error)", level: .error)
             return 2
         }
         audio?.add(round.advance(to: span.end), at: span.end, round: round)
@@ -158,7 +158,7 @@ struct GesturesCommand: KioskCommand {
                 }
             }
         } catch {
-            Console.errorLine("\(error)")
+            Console.errorLine("\(error)", level: .error)
             return 2
         }
         Console.out(out)

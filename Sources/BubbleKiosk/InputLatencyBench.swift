@@ -15,7 +15,7 @@ enum InputLatencyBench {
         var options = KioskRuntime.Options()
         options.seed = seed
         // Unpaced: each sample is drawn at once, so the figure is the kiosk's own work.
-        options.frameIntervalMS = 0
+        options.frameInterval = .zero
         // Wall time: the monotonic clock stamps the touches and the display's "visible".
         let kiosk = try VirtualKiosk(settings: settings, size: size, clock: MonotonicClock.shared, options: options)
         let runtime = kiosk.runtime, input = kiosk.input

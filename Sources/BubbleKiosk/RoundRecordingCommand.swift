@@ -21,12 +21,14 @@ struct RoundRecordingCommand: KioskCommand {
         let seed = try args.requiredSeed()
         let setup = try GameSetup(args)
         let rotation = try args.int("rotation", default: 0, range: 0...270)
-        guard [0, 90, 180, 270].contains(rotation) else { throw UsageError("--rotation expects 0, 90, 180 or 270") }
+        guard let turn = ScreenRotation(degrees: rotation) else {
+            throw UsageError("--rotation expects \(ScreenRotation.allowedText)")
+        }
         let limit = args.value("pop") == nil ? nil : try args.int("pop", default: 0, range: 0...1000)
         let round = Round(mode: setup.mode, field: setup.field, settings: setup.settings, seed: seed, at: .zero)
         let game = KioskGame(field: setup.field, settings: setup.settings, seed: seed, at: .zero)
         let logical = setup.field.size
-        let native = rotation == 90 || rotation == 270 ? PixelSize(width: logical.height, height: logical.width) : logical
+        let native = turn.logicalSize(panel: logical)  // a quarter turn is its own inverse on sizes
         var recording = RoundRecording(transform: TouchTransform(native: native, rotation: rotation),
                                        startButton: args.has("no-start") ? nil
                                            : (game.button(for: setup.mode) ?? game.button).center)

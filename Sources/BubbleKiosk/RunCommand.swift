@@ -104,10 +104,10 @@ struct RunCommand: KioskCommand {
                                         window: isWindow ? display : nil) else { return 2 }
         var options = KioskRuntime.Options()
         options.screenshotPath = usableOutput(args.value("screenshot"), option: "--screenshot")
-        options.screenshotEvery = every.flatMap { e in usableOutput(e.1, option: "--screenshot-every").map { (e.0, $0) } }
+        options.screenshotEvery = every.flatMap { e in usableOutput(e.1, option: "--screenshot-every").map { (.seconds(e.0), $0) } }
         options.statusLines = args.has("status")
         options.attractNow = args.has("attract")
-        options.duration = duration
+        options.duration = duration.map { .seconds($0) }
         options.seed = seed
         options.stats = args.has("stats")
         options.touchTest = args.has("touch-test")

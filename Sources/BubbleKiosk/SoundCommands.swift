@@ -18,7 +18,7 @@ struct GenerateSoundsCommand: KioskCommand {
         guard args.positionals.count == 1 else { throw UsageError("expected one DIR") }
         let dir = args.positionals[0]
         guard FileSystem.isDirectory(dir) else {
-            Console.errorLine("bubble-kiosk generate-sounds: \(echoed(dir, limit: 200)): not a directory")
+            Console.errorLine("bubble-kiosk generate-sounds: \(echoed(dir, limit: 200)): not a directory", level: .error)
             return 1
         }
         for effect in SoundEffect.allCases {

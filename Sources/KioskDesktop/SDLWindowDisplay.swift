@@ -145,7 +145,7 @@ public final class SDLWindowDisplay: Display {
     private func signalWake() {
         guard let wake = wakeups?.wake.rawValue else { return }
         if uninterrupted({ CSDL2_eventfd_signal(wake) }) != 0 && errno != EAGAIN {
-            Console.errorLine("bubble-kiosk: \(SystemError("write", "window wake-up eventfd"))")
+            Console.log(.error, "\(SystemError("write", "window wake-up eventfd"))")
         }
     }
 
@@ -153,7 +153,7 @@ public final class SDLWindowDisplay: Display {
     private func drain(_ fd: Int32?, _ what: String) {
         guard let fd else { return }
         if uninterrupted({ CSDL2_counter_drain(fd) }) != 0 && errno != EAGAIN {
-            Console.errorLine("bubble-kiosk: \(SystemError("read", "window \(what)"))")
+            Console.log(.error, "\(SystemError("read", "window \(what)"))")
         }
     }
 

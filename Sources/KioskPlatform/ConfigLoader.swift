@@ -42,12 +42,12 @@ public enum ConfigLoader {
     /// Absent files and folders are fine: the built-in defaults need no config at all.
     public static func loadSystem(directory: String, schema: ConfigSchema = .standard) -> ConfigResult {
         var builder = ConfigBuilder(schema: schema)
-        read(join(directory, mainFileName), into: &builder, missingIsError: false)
-        let dropIns = join(directory, dropInDirectoryName)
+        read(joinPath(directory, mainFileName), into: &builder, missingIsError: false)
+        let dropIns = joinPath(directory, dropInDirectoryName)
         do {
             // listDirectory already sorts bytewise, independent of the locale.
             for name in try FileSystem.listDirectory(dropIns) where name.hasSuffix(".conf") {
-                let path = join(dropIns, name)
+                let path = joinPath(dropIns, name)
                 // A folder that happens to end in .conf is not a drop-in.
                 if FileSystem.isDirectory(path) { continue }
                 read(path, into: &builder, missingIsError: false)
@@ -77,9 +77,5 @@ public enum ConfigLoader {
     private static func reason(_ error: any Error) -> String {
         if let error = error as? SystemError { return String(cString: strerror(error.errno)) }
         return "\(error)"
-    }
-
-    private static func join(_ directory: String, _ name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 }

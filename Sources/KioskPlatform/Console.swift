@@ -11,8 +11,11 @@ public enum Console {
 
     /// Prints a line to standard output.
     public static func line(_ text: String) { out(text + "\n") }
-    /// Prints a line to standard error (a warning, to the journal), bounded as `bounded` says.
-    public static func errorLine(_ text: String) { err((toJournal ? "<4>" : "") + bounded(text) + "\n") }
+    /// Prints a line to standard error (to the journal at `level`), bounded as `bounded` says;
+    /// `log` is the same with the program's name in front.
+    public static func errorLine(_ text: String, level: Level = .warning) {
+        err((toJournal ? "<\(level.rawValue)>" : "") + bounded(text) + "\n")
+    }
 
     /// Longest message a line on standard error carries, in characters as shown.
     public static let maximumLineLength = 300
@@ -33,7 +36,7 @@ public enum Console {
     /// Logs `bubble-kiosk: message` on standard error, with the level's `<N>` prefix when
     /// standard error is the journal, so `journalctl -p err` finds the errors.
     public static func log(_ level: Level, _ message: String) {
-        err((toJournal ? "<\(level.rawValue)>" : "") + "bubble-kiosk: " + bounded(message) + "\n")
+        errorLine("bubble-kiosk: " + message, level: level)
     }
 
     /// Whether standard error is the journal: systemd sets `JOURNAL_STREAM` to its device and

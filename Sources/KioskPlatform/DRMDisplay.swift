@@ -52,7 +52,7 @@ public final class DRMDisplay: Display {
     private var flipTimeouts = RateLimitedLog()
     private let flipResult: UnsafeMutablePointer<CDRM_flip_result>
     /// A flip event this late was lost (a driver bug): present again rather than freeze.
-    private static let flipTimeoutMS = 500.0
+    private static let flipTimeout = Duration.milliseconds(500)
 
     /// Opens the card (`devicePath`, or the first /dev/dri/card* with a connected screen, or
     /// with the connector `connectorName`), becomes DRM master, picks the mode (`mode` as
@@ -61,7 +61,7 @@ public final class DRMDisplay: Display {
     public init(devicePath: String?, connector connectorName: String?, mode modeText: String?,
                 rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
-            throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
+            throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
         var request: DRMModeRequest?
         if let modeText {
@@ -150,9 +150,9 @@ public final class DRMDisplay: Display {
     public var canPresent: Bool {
         guard !restored, !suspended, !masterLost else { return false }
         guard let since = flipPendingSince else { return true }
-        if EventLoop.now().milliseconds(since: since) < Self.flipTimeoutMS { return false }
+        if EventLoop.now() - since < Self.flipTimeout { return false }
         if flipTimeouts.note() {
-            Console.errorLine("bubble-kiosk: \(name): no page-flip event after \(Int(Self.flipTimeoutMS)) ms, "
+            Console.log(.warning, "\(name): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
                 + "going on (\(flipTimeouts.count) times)")
         }
         flipPendingSince = nil
@@ -203,7 +203,7 @@ public final class DRMDisplay: Display {
                 throw SystemError("drmModePageFlip", "\(name) CRTC \(crtcID)", errno: code)
             }
             flipsWork = false
-            Console.errorLine("bubble-kiosk: \(name): page flips refused (\(String(cString: strerror(code))), "
+            Console.log(.warning, "\(name): page flips refused (\(String(cString: strerror(code))), "
                 + "errno \(code)); showing each frame with drmModeSetCrtc")
         }
         try setCrtc(buffers[back])
@@ -214,7 +214,7 @@ public final class DRMDisplay: Display {
 
     public func handleEvents() {
         if uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
-            Console.errorLine("bubble-kiosk: \(SystemError("drmHandleEvent", name))")
+            Console.log(.error, "\(SystemError("drmHandleEvent", name))")
         }
         guard flipResult.pointee.done != 0 else { return }
         flipResult.pointee.done = 0
@@ -241,7 +241,7 @@ public final class DRMDisplay: Display {
         do {
             try device.dropMaster()
         } catch {
-            Console.errorLine("bubble-kiosk: \(error)")
+            Console.log(.warning, "\(error)")
         }
     }
 
@@ -265,7 +265,7 @@ public final class DRMDisplay: Display {
             // Asleep while away: the console (or another program) switched the screen on meanwhile.
             isPoweredOn = true
             crtcOff = false
-            do { try setPower(on: false) } catch { Console.errorLine("bubble-kiosk: switching the screen off again: \(error)") }
+            do { try setPower(on: false) } catch { Console.log(.warning, "switching the screen off again: \(error)") }
         }
     }
 
@@ -306,7 +306,7 @@ public final class DRMDisplay: Display {
         // Asleep: the console must not come back dark.
         if !isPoweredOn && !suspended && !masterLost {
             let wasOff = crtcOff
-            do { try setPower(on: true) } catch { Console.errorLine("bubble-kiosk: switching the screen on: \(error)") }
+            do { try setPower(on: true) } catch { Console.log(.error, "switching the screen on: \(error)") }
             if wasOff { modeIsSet = true }
         }
         restored = true
@@ -322,7 +322,7 @@ public final class DRMDisplay: Display {
             }
         } catch {
             // Closing the card still hands the screen back to the console (fbdev emulation).
-            Console.errorLine("bubble-kiosk: restoring the screen: \(error)")
+            Console.log(.error, "restoring the screen: \(error)")
         }
     }
 
@@ -344,19 +344,19 @@ public final class DRMDisplay: Display {
     /// Some drivers refuse a mode set while a flip is queued: let it finish first (bounded).
     private func waitForPendingFlip() {
         guard flipPendingSince != nil else { return }
-        var waited = 0.0
+        var waited = Duration.zero
         var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
-        while flipResult.pointee.done == 0 && waited < Self.flipTimeoutMS {
+        while flipResult.pointee.done == 0 && waited < Self.flipTimeout {
             let ready = uninterrupted { poll(&pfd, 1, 50) }
             if ready < 0 {
-                Console.errorLine("bubble-kiosk: \(SystemError("poll", "\(name) waiting for a page flip"))")
+                Console.log(.error, "\(SystemError("poll", "\(name) waiting for a page flip"))")
                 break
             }
             if ready > 0 && uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
-                Console.errorLine("bubble-kiosk: \(SystemError("drmHandleEvent", name))")
+                Console.log(.error, "\(SystemError("drmHandleEvent", name))")
                 break
             }
-            waited += 50
+            waited += .milliseconds(50)
         }
         flipResult.pointee.done = 0
         flipPendingSince = nil

@@ -68,7 +68,7 @@ extension Display {
 
     /// The panel's size in its own orientation: what touch devices span.
     public var nativeSize: PixelSize {
-        (ScreenRotation(degrees: rotation) ?? .none).logicalSize(panel: size)
+        ScreenRotation(degreesOrNone: rotation).logicalSize(panel: size)
     }
 }
 

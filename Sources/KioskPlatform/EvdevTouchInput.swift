@@ -35,7 +35,7 @@ public final class EvdevTouchInput: TouchInput {
     /// A node that could not be opened yet (udev may still be fixing its permissions).
     private struct Retry {
         var due: TimeStamp
-        var delayMS: Double
+        var delay: Duration
         var startedAt: TimeStamp
     }
 
@@ -59,8 +59,8 @@ public final class EvdevTouchInput: TouchInput {
     private var lost: (Int, TimeStamp) -> Void = { _, _ in }
 
     /// How long a new node is retried before giving up, and the first pause between tries.
-    private static let retryForMS = 3000.0
-    private static let firstRetryMS = 10.0
+    private static let retryFor = Duration.seconds(3)
+    private static let firstRetry = Duration.milliseconds(10)
 
     /// - Parameters:
     ///   - path: one device to use (any path, links included); nil uses every touchscreen.
@@ -103,7 +103,7 @@ public final class EvdevTouchInput: TouchInput {
             try watch()
         } catch {
             // The kiosk still works with what is plugged in now; only hotplug is lost.
-            log("cannot watch \(directory) for new devices: \(error)")
+            log(.warning, "cannot watch \(directory) for new devices: \(error)")
         }
         let now = EventLoop.now()
         if let path {
@@ -116,12 +116,12 @@ public final class EvdevTouchInput: TouchInput {
                 }
             }
             if !denied.isEmpty {
-                log("cannot open \(denied.joined(separator: ", ")): \(InputDeviceProbe.permissionHint)")
-                if members.isEmpty { log("no touchscreen among the readable devices; waiting for one, or for access") }
+                log(.warning, "cannot open \(denied.joined(separator: ", ")): \(InputDeviceProbe.permissionHint)")
+                if members.isEmpty { log(.warning, "no touchscreen among the readable devices; waiting for one, or for access") }
                 return
             }
         }
-        if members.isEmpty { log("no touchscreen yet; waiting for one to be plugged in") }
+        if members.isEmpty { log(.notice, "no touchscreen yet; waiting for one to be plugged in") }
     }
 
     public var nextDeadline: TimeStamp? { retries.values.map(\.due).min() }
@@ -146,13 +146,13 @@ public final class EvdevTouchInput: TouchInput {
             failed.remove(target)
             // A device whose axes have no range is not used even when asked for by path.
             if let problem = device.info.axisProblem {
-                log("ignoring \(target) \"\(echoed(device.info.name))\": \(problem)")
+                log(.notice, "ignoring \(target) \"\(echoed(device.info.name))\": \(problem)")
                 notTouchscreens.insert(target)
                 return nil
             }
             if path == nil && !device.info.isTouchscreen {
                 if case .ignored(let why) = device.info.touchscreenVerdict {
-                    log("ignoring \(target) \"\(echoed(device.info.name))\": \(why)")
+                    log(.notice, "ignoring \(target) \"\(echoed(device.info.name))\": \(why)")
                 }
                 notTouchscreens.insert(target)
                 return nil
@@ -162,9 +162,9 @@ public final class EvdevTouchInput: TouchInput {
         } catch let error as SystemError {
             let notReady = [EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(error.errno)
             let started = previous?.startedAt ?? now
-            if retrying && notReady && now.milliseconds(since: started) < Self.retryForMS {
-                let delay = previous.map { min($0.delayMS * 2, 500) } ?? Self.firstRetryMS
-                retries[target] = Retry(due: now.adding(milliseconds: delay), delayMS: delay, startedAt: started)
+            if retrying && notReady && now - started < Self.retryFor {
+                let delay = previous.map { min($0.delay * 2, .milliseconds(500)) } ?? Self.firstRetry
+                retries[target] = Retry(due: now + delay, delay: delay, startedAt: started)
                 return error
             }
             // Once per node: a node that keeps failing must not fill the journal.
@@ -172,13 +172,13 @@ public final class EvdevTouchInput: TouchInput {
             failed.insert(target)
             if known || (quiet && isPermission(error)) { return error }
             if error.errno == ENOENT && target == path {
-                log("\(target) does not exist yet; waiting for it")
+                log(.notice, "\(target) does not exist yet; waiting for it")
             } else {
-                log("\(target): " + (isPermission(error) ? InputDeviceProbe.permissionHint : "\(error)"))
+                log(.error, "\(target): " + (isPermission(error) ? InputDeviceProbe.permissionHint : "\(error)"))
             }
             return error
         } catch {
-            log("\(target): \(error)")
+            log(.error, "\(target): \(error)")
             return nil
         }
     }
@@ -193,10 +193,10 @@ public final class EvdevTouchInput: TouchInput {
             try device.useMonotonicClock()
         } catch {
             member.stampOnRead = true
-            log("\(error); stamping events when read")
+            log(.warning, "\(error); stamping events when read")
         }
         if grab {
-            do { try device.grab() } catch { log("cannot grab, sharing the device: \(error)") }
+            do { try device.grab() } catch { log(.warning, "cannot grab, sharing the device: \(error)") }
         }
         members.append(member)
         loop.add(fd: device.fd, name: node) { [weak self, weak member] in
@@ -206,7 +206,7 @@ public final class EvdevTouchInput: TouchInput {
         var note = ""
         if case .ignored(let why) = device.info.touchscreenVerdict { note = "; not a touchscreen (\(why)), used as asked" }
         let kind = describe(device.info.touchProtocol)
-        log("using \(node) \"\(echoed(device.info.name))\" (\(kind)) as device \(index)\(note)")
+        log(.info, "using \(node) \"\(echoed(device.info.name))\" (\(kind)) as device \(index)\(note)")
         // Fingers already down announce nothing more: read the state and treat it like a
         // resync, so they show but start no gesture until lifted.
         let (state, error) = device.initialState()
@@ -224,13 +224,13 @@ public final class EvdevTouchInput: TouchInput {
                 member.drops += 1
                 // 1, 2, 4, 8...: a loop that keeps falling behind shows without flooding the log.
                 if member.drops & (member.drops - 1) == 0 {
-                    log("\(member.node): the kernel dropped events (read too slowly); resynchronised, "
+                    log(.warning, "\(member.node): the kernel dropped events (read too slowly); resynchronised, "
                         + "gestures in progress cancelled (\(member.drops) time\(member.drops == 1 ? "" : "s"))")
                 }
             }
             for frame in member.decoder.feed(stamped(event, member)) { deliver(frame) }
         }
-        if let note = member.decoder.takeNote() { log("\(member.node): \(note)") }
+        if let note = member.decoder.takeNote() { log(.warning, "\(member.node): \(note)") }
         if let error { remove(member, at: EventLoop.now(), because: error) }
     }
 
@@ -248,8 +248,8 @@ public final class EvdevTouchInput: TouchInput {
         members.remove(at: i)
         lost(member.index, now)
         let why = error.map { $0.errno == ENODEV ? "unplugged" : "\($0)" } ?? "node removed"
-        log("\(member.node) gone (\(why)); device \(member.index) released")
-        if members.isEmpty { log("no touchscreen left; waiting for one to be plugged in") }
+        log(.notice, "\(member.node) gone (\(why)); device \(member.index) released")
+        if members.isEmpty { log(.warning, "no touchscreen left; waiting for one to be plugged in") }
     }
 
     // MARK: - Hotplug
@@ -271,7 +271,7 @@ public final class EvdevTouchInput: TouchInput {
             if parentWatch >= 0 {
                 // EINVAL: the parent went away and took its watch along; nothing to undo then.
                 if inotify_rm_watch(inotifyFD, parentWatch) != 0 && errno != EINVAL {
-                    log("\(SystemError("inotify_rm_watch", parentDirectory))")
+                    log(.warning, "\(SystemError("inotify_rm_watch", parentDirectory))")
                 }
                 parentWatch = -1
             }
@@ -295,7 +295,7 @@ public final class EvdevTouchInput: TouchInput {
         while true {
             let n = buffer.withUnsafeMutableBytes { buf in uninterrupted { read(inotifyFD, buf.baseAddress, buf.count) } }
             if n < 0 {
-                if errno != EAGAIN { log("\(SystemError("read", "inotify \(directory)"))") }
+                if errno != EAGAIN { log(.error, "\(SystemError("read", "inotify \(directory)"))") }
                 return
             }
             if n == 0 { return }
@@ -328,7 +328,7 @@ public final class EvdevTouchInput: TouchInput {
         guard wd == directoryWatch else { return }
         if mask & (CLinux_IN_DELETE_SELF | CLinux_IN_IGNORED) != 0 {
             directoryWatch = -1
-            do { try watchDirectory() } catch { log("cannot watch for \(directory): \(error)") }
+            do { try watchDirectory() } catch { log(.warning, "cannot watch for \(directory): \(error)") }
             return
         }
         let node = "\(directory)/\(name)"
@@ -356,7 +356,7 @@ public final class EvdevTouchInput: TouchInput {
 
     private func retryNow(_ target: String, at now: TimeStamp) {
         let started = retries[target]?.startedAt ?? now
-        retries[target] = Retry(due: now, delayMS: Self.firstRetryMS / 2, startedAt: started)
+        retries[target] = Retry(due: now, delay: Self.firstRetry / 2, startedAt: started)
         attempt(target, at: now, retrying: true)
     }
 
@@ -394,5 +394,5 @@ public final class EvdevTouchInput: TouchInput {
     }
 
     /// Paths come from the command line and device names from the kernel: escaped, not sent raw.
-    private func log(_ message: String) { Console.errorLine("bubble-kiosk: input: \(echoed(message, limit: 1000))") }
+    private func log(_ level: Console.Level, _ message: String) { Console.log(level, "input: \(echoed(message, limit: 1000))") }
 }

@@ -26,8 +26,8 @@ public final class EventLoop {
     private struct Timer {
         var name: String
         var deadline: TimeStamp?
-        /// Repeating timers re-arm themselves this many milliseconds after each deadline.
-        var periodMS: Double?
+        /// Repeating timers re-arm themselves this long after each deadline.
+        var period: Duration?
         var fire: (TimeStamp) -> Void
     }
 
@@ -51,7 +51,7 @@ public final class EventLoop {
     /// Called once per iteration after descriptors and timers, with the time: the frame's work.
     public var onIteration: (TimeStamp) -> Void = { _ in }
     /// Where the loop reports a problem it works around (a timer that cannot be armed).
-    public var log: (String) -> Void = { Console.errorLine("bubble-kiosk: \($0)") }
+    public var log: (Console.Level, String) -> Void = { Console.log($0, $1) }
 
     /// The signals every kiosk process watches: stop (SIGINT, SIGTERM, SIGQUIT), reload (SIGHUP)
     /// and screenshot (SIGUSR1), and the `ignoredSignals`. A loop blocks them from normal
@@ -110,7 +110,7 @@ public final class EventLoop {
 
     /// A timer, disarmed until `arm`; `fire` runs with the loop's time once it is due.
     public func addTimer(_ name: String, _ fire: @escaping (TimeStamp) -> Void = { _ in }) -> TimerID {
-        timers.append(Timer(name: name, deadline: nil, periodMS: nil, fire: fire))
+        timers.append(Timer(name: name, deadline: nil, period: nil, fire: fire))
         return TimerID(index: timers.count - 1)
     }
 
@@ -120,13 +120,13 @@ public final class EventLoop {
         timers[timer.index].fire = fire
     }
 
-    /// A timer that fires every `periodMS` milliseconds from `first` on. A late wake-up fires it
-    /// once and keeps the rhythm (no burst of catch-up calls).
+    /// A timer that fires every `period` from `first` on. A late wake-up fires it once and keeps
+    /// the rhythm (no burst of catch-up calls).
     @discardableResult
-    public func addRepeatingTimer(_ name: String, everyMS periodMS: Double, from first: TimeStamp,
+    public func addRepeatingTimer(_ name: String, every period: Duration, from first: TimeStamp,
                                   _ fire: @escaping (TimeStamp) -> Void) -> TimerID {
-        precondition(periodMS > 0, "a repeating timer needs a positive period")
-        timers.append(Timer(name: name, deadline: first, periodMS: periodMS, fire: fire))
+        precondition(period > .zero, "a repeating timer needs a positive period")
+        timers.append(Timer(name: name, deadline: first, period: period, fire: fire))
         return TimerID(index: timers.count - 1)
     }
 
@@ -172,7 +172,7 @@ public final class EventLoop {
             var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             if !fds.isEmpty && uninterrupted({ poll(&fds, nfds_t(fds.count), 0) }) < 0 {
                 // Only ENOMEM (or a bad list, a bug): handle no descriptor this time round.
-                log("\(SystemError("poll", "event loop"))")
+                log(.error, "\(SystemError("poll", "event loop"))")
                 for i in fds.indices { fds[i].revents = 0 }
             }
             wakeups += 1
@@ -219,9 +219,9 @@ public final class EventLoop {
         for i in due {
             // Cleared (or moved on) before the call, so the callback can re-arm it.
             let deadline = timers[i].deadline!
-            timers[i].deadline = timers[i].periodMS.map { period in
-                let next = deadline.adding(milliseconds: period)
-                return next > t ? next : t.adding(milliseconds: period)
+            timers[i].deadline = timers[i].period.map { period in
+                let next = deadline + period
+                return next > t ? next : t + period
             }
             timers[i].fire(t)
         }
@@ -238,7 +238,7 @@ public final class EventLoop {
                 }
                 continue
             }
-            if errno != EAGAIN { log("\(SystemError("read", "event loop signals"))") }
+            if errno != EAGAIN { log(.error, "\(SystemError("read", "event loop signals"))") }
             return
         }
     }
@@ -246,7 +246,7 @@ public final class EventLoop {
     private func ignored(signal signo: Int32) {
         guard ignoredCounts[signo, default: RateLimitedLog()].note() else { return }
         let count = ignoredCounts[signo]?.count ?? 1
-        log("signal \(signo) (\(IgnoredSignalName.of(signo))) ignored" + (count > 1 ? " (\(count) so far)" : ""))
+        log(.notice, "signal \(signo) (\(IgnoredSignalName.of(signo))) ignored" + (count > 1 ? " (\(count) so far)" : ""))
     }
 
     private func drainTimerFD() {
@@ -272,7 +272,7 @@ public final class EventLoop {
     private func reportTimerProblem(_ error: SystemError) {
         guard !timerFDBroken else { return }
         timerFDBroken = true
-        log("\(error); keeping deadlines with poll's timeout instead")
+        log(.warning, "\(error); keeping deadlines with poll's timeout instead")
     }
 
     /// -1 (sleep until input) while the timerfd keeps the deadlines; else milliseconds to the

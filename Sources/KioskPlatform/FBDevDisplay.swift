@@ -38,7 +38,7 @@ public final class FBDevDisplay: Display {
 
     public init(path: String = "/dev/fb0", rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
-            throw DisplaySetupError.unsupported("rotation must be 0, 90, 180 or 270, got \(rotation)")
+            throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
         let descriptor = try openFramebuffer(path, O_RDWR | O_CLOEXEC)
         let fd = descriptor.rawValue
@@ -70,7 +70,7 @@ public final class FBDevDisplay: Display {
 
     deinit {
         restore()
-        if munmap(mapping, mappingLength) != 0 { Console.errorLine("bubble-kiosk: \(SystemError("munmap", path))") }
+        if munmap(mapping, mappingLength) != 0 { Console.log(.warning, "\(SystemError("munmap", path))") }
     }
 
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
@@ -113,7 +113,7 @@ public final class FBDevDisplay: Display {
         clear()
         if let tty = console.take() {
             if CLinux_kd_set_graphics(tty.rawValue, 0) != 0 {
-                Console.errorLine("bubble-kiosk: \(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
+                Console.log(.error, "\(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
             }
         }
     }

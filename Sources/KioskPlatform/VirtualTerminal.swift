@@ -74,7 +74,7 @@ public final class VirtualTerminal: ConsoleOwner {
             var back = saved
             back.mode = CChar(CLinux_VT_AUTO)
             if CLinux_vt_set_mode(fd, &back) != 0 {
-                Console.errorLine("bubble-kiosk: \(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
+                Console.log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
             }
             throw error
         }
@@ -119,9 +119,9 @@ public final class VirtualTerminal: ConsoleOwner {
         let error = SystemError("VT_RELDISP", "\(name) release")
         if error.errno == EINVAL {
             isActive = true
-            Console.errorLine("bubble-kiosk: \(name): signal \(switchSignal) without a VT switch pending; ignored")
+            Console.log(.notice, "\(name): signal \(switchSignal) without a VT switch pending; ignored")
         } else {
-            Console.errorLine("bubble-kiosk: \(error)")
+            Console.log(.error, "\(error)")
         }
         return false
     }
@@ -130,7 +130,7 @@ public final class VirtualTerminal: ConsoleOwner {
     public func acknowledgeAcquire() {
         guard !restored else { return }
         if CLinux_vt_release_display(fd, CLinux_VT_ACKACQ) != 0 {
-            Console.errorLine("bubble-kiosk: \(SystemError("VT_RELDISP", "\(name) VT_ACKACQ"))")
+            Console.log(.error, "\(SystemError("VT_RELDISP", "\(name) VT_ACKACQ"))")
         }
     }
 
@@ -142,7 +142,7 @@ public final class VirtualTerminal: ConsoleOwner {
         restored = true
         let kd = savedKDMode == CLinux_KD_GRAPHICS ? CLinux_KD_TEXT : savedKDMode
         if CLinux_kd_set_mode(fd, kd) != 0 {
-            Console.errorLine("bubble-kiosk: \(SystemError("KDSETMODE", "\(name) back to text mode"))")
+            Console.log(.error, "\(SystemError("KDSETMODE", "\(name) back to text mode"))")
         }
         // The saved mode may name another program's VT_PROCESS signals: automatic switching only.
         var mode = savedVTMode
@@ -150,7 +150,7 @@ public final class VirtualTerminal: ConsoleOwner {
         mode.relsig = 0
         mode.acqsig = 0
         if CLinux_vt_set_mode(fd, &mode) != 0 {
-            Console.errorLine("bubble-kiosk: \(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
+            Console.log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
         }
     }
 }

@@ -7,14 +7,14 @@ public enum DisplayState: Equatable, Sendable {
     /// The VT was switched away: drawing stops until it comes back.
     case switchedAway
     /// Master was lost some other way: `resume` is retried with backoff.
-    case lost(since: TimeStamp, retryMS: Double)
+    case lost(since: TimeStamp, retry: Duration)
 }
 
 /// The display's ownership: shown, switched away, or lost and retried with a backoff that
-/// doubles from `firstRetryMS` to `longestRetryMS`. Its retry timer is made with it.
+/// doubles from `firstRetry` to `longestRetry`. Its retry timer is made with it.
 struct DisplayOwnership {
-    static let firstRetryMS = 250.0
-    static let longestRetryMS = 8000.0
+    static let firstRetry = Duration.milliseconds(250)
+    static let longestRetry = Duration.seconds(8)
 
     private(set) var state = DisplayState.showing
     let retryTimer: EventLoop.TimerID
@@ -29,15 +29,15 @@ struct DisplayOwnership {
 
     /// Lost now: when to try to take it back first.
     mutating func lost(at now: TimeStamp) -> TimeStamp {
-        state = .lost(since: now, retryMS: Self.firstRetryMS)
-        return now.adding(milliseconds: Self.firstRetryMS)
+        state = .lost(since: now, retry: Self.firstRetry)
+        return now + Self.firstRetry
     }
 
     /// A retry failed: when to try next (nil when it is not lost).
     mutating func retryFailed(at now: TimeStamp) -> TimeStamp? {
-        guard case .lost(let since, let retryMS) = state else { return nil }
-        let next = min(retryMS * 2, Self.longestRetryMS)
-        state = .lost(since: since, retryMS: next)
-        return now.adding(milliseconds: next)
+        guard case .lost(let since, let retry) = state else { return nil }
+        let next = min(retry * 2, Self.longestRetry)
+        state = .lost(since: since, retry: next)
+        return now + next
     }
 }

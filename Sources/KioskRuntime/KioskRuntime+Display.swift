@@ -21,7 +21,7 @@ extension KioskRuntime {
             try display.resume()
             ownership.shown()
             presenter.repaintAll()
-            let seconds = (now.milliseconds(since: since) / 100).rounded() / 10
+            let seconds = ((now - since).inMilliseconds / 100).rounded() / 10
             log(.notice, "display \(display.name) is back after \(seconds) s")
         } catch {
             loop.arm(ownership.retryTimer, at: ownership.retryFailed(at: now))
@@ -45,7 +45,7 @@ extension KioskRuntime {
         if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
         presenter.repaintAll()
         loop.arm(frameTimer, at: now)
-        log(.info, "display \(display.name): now \(size) at \((pxPerMM * 100).rounded() / 100) px/mm; the game is laid out again")
+        log(.info, "display \(display.name): now \(size) at \(NumberText.decimal(pxPerMM, places: 2)) px/mm; the game is laid out again")
     }
 
     // MARK: the VT

@@ -45,7 +45,7 @@ extension KioskRuntime {
         for stuck in out.stuck {
             log(.warning, "input: stuck touch on \(deviceName(stuck.contact.device)) slot \(stuck.contact.slot) at "
                 + "\(millimetres(stuck.position)) mm (\(Int(stuck.position.x.rounded())), \(Int(stuck.position.y.rounded()))) px, "
-                + "still for \(Int((stuck.time.milliseconds(since: stuck.since) / 1000).rounded())) s; ignored until it lifts")
+                + "still for \(Int((stuck.time - stuck.since).inSeconds.rounded())) s; ignored until it lifts")
             notify(.stuckTouch(stuck), at: stuck.time)
         }
         for gesture in out.gestures {
@@ -61,10 +61,10 @@ extension KioskRuntime {
 
     /// Who, what, when in one line, then the normal clean exit with status 10.
     private func operatorReset(_ gesture: OperatorGesture) {
-        let up = Int(gesture.time.milliseconds(since: started) / 1000)
+        let up = Int((gesture.time - started).inSeconds)
         let rounds = operatorState.rounds
         log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(displaySleep.wallClock.stamp(at: gesture.time)), "
-            + "up \(Self.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
+            + "up \(NumberText.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
             + "exiting with status \(ExitStatus.operatorReset.rawValue) for a fresh start")
         exitStatus = .operatorReset
         service.stopping(status: "operator reset")
@@ -81,13 +81,6 @@ extension KioskRuntime {
 
     private func millimetres(_ p: Vector2) -> String {
         let mm = p / session.game.field.pxPerMM
-        return "(\((mm.x * 10).rounded() / 10), \((mm.y * 10).rounded() / 10))"
-    }
-
-    /// `3d 4h 5m 6s`, leaving out leading zero units.
-    static func duration(seconds: Int) -> String {
-        let parts = [(seconds / 86400, "d"), (seconds / 3600 % 24, "h"), (seconds / 60 % 60, "m"), (seconds % 60, "s")]
-        let shown = parts.drop { $0.0 == 0 && $0.1 != "s" }
-        return shown.map { "\($0.0)\($0.1)" }.joined(separator: " ")
+        return "(\(NumberText.decimal(mm.x, places: 1)), \(NumberText.decimal(mm.y, places: 1)))"
     }
 }

@@ -63,7 +63,7 @@ extension KioskRuntime {
         let round = game.round
         let live = round?.remaining ?? 0
         let total = round?.bubbles.count ?? 0
-        let t = Int(now.milliseconds(since: started) / 1000)
+        let t = Int((now - started).inSeconds)
         var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
             + "input=\(echoed(input.name, limit: 200)) display=\(display.name) wakeups=\(loop.wakeups)"
         switch onScreen {
@@ -79,7 +79,7 @@ extension KioskRuntime {
     public func statsLine() -> String {
         let samples = latencies.samples
         let timing = Timing(samples)
-        func ms(_ v: Double) -> String { samples.isEmpty ? "-" : String((v * 100).rounded() / 100) }
+        func ms(_ v: Double) -> String { samples.isEmpty ? "-" : NumberText.decimal(v, places: 2) }
         return "stats: frames=\(frames) wakeups=\(loop.wakeups) input_latency_ms median=\(ms(timing.median)) "
             + "p95=\(ms(timing.p95)) max=\(ms(samples.max() ?? 0)) samples=\(samples.count)"
     }

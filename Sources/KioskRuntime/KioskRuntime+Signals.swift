@@ -46,7 +46,7 @@ extension KioskRuntime {
     public var screenshotPath: String {
         if let path = settings.operator.screenshotPath { return path }
         guard let dir = options.stateDirectory, !dir.isEmpty else { return "screenshot.png" }
-        return dir.hasSuffix("/") ? dir + "screenshot.png" : dir + "/screenshot.png"
+        return joinPath(dir, "screenshot.png")
     }
 
     /// Writes what the screen shows as PNG through `OutputFile` (atomic; a FIFO, a device or a

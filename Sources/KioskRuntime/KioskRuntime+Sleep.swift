@@ -18,8 +18,8 @@ public struct DisplaySleepState {
     var lastTouch: TimeStamp?
     var lastWake: TimeStamp?
     var asleepSince: TimeStamp?
-    /// A refused power switch is logged once.
-    var powerErrorLogged = false
+    /// Refused power switches: the first is logged.
+    var powerErrors = RateLimitedLog()
     /// The policy's latest answer and what it was given (`decideSleep` reuses it).
     var lastDecision: (policy: DisplaySleepPolicy, facts: DisplaySleepPolicy.Facts, decision: DisplaySleepPolicy.Decision)?
 
@@ -152,7 +152,7 @@ extension KioskRuntime {
         switchPower(on: true)
         session.wake(at: now)
         presenter.repaintAll()
-        let minutes = displaySleep.asleepSince.map { (now.milliseconds(since: $0) / 6000).rounded() / 10 } ?? 0
+        let minutes = displaySleep.asleepSince.map { ((now - $0).inMilliseconds / 6000).rounded() / 10 } ?? 0
         log(.info, "display awake (\(why)) after \(minutes) min asleep")
         notify(.displaySleep(asleep: false), at: now)
         reportStatus()
@@ -163,8 +163,7 @@ extension KioskRuntime {
         do {
             try display.setPower(on: on)
         } catch {
-            guard !displaySleep.powerErrorLogged else { return }
-            displaySleep.powerErrorLogged = true
+            guard displaySleep.powerErrors.noteFirst() else { return }
             log(.warning, "display \(display.name): cannot switch the screen \(on ? "on" : "off"): \(error); "
                 + "the kiosk goes on (drawing \(on ? "again" : "nothing"))")
         }

@@ -142,7 +142,7 @@ extension KioskRuntime {
 
     /// When the open screen closes by itself: `[operator] touch_test_timeout_s` after the last touch.
     private func touchTestTimeout(_ model: TouchTestModel) -> TimeStamp {
-        model.lastTouch.adding(milliseconds: settings.operator.touchTestTimeoutS * 1000)
+        model.lastTouch + settings.operator.touchTestTimeout
     }
 
     private func armTouchTestTimer() {

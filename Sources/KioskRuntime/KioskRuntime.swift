@@ -17,13 +17,13 @@ public final class KioskRuntime: LayerHost {
         /// A PNG of the screen on exit.
         public var screenshotPath: String?
         /// A PNG of the screen this often while running.
-        public var screenshotEvery: (seconds: Double, path: String)?
+        public var screenshotEvery: (period: Duration, path: String)?
         /// One status line a second on standard output.
         public var statusLines = false
         /// Start the attract demo at once.
         public var attractNow = false
-        /// Stop after this many seconds.
-        public var duration: Double?
+        /// Stop after this long.
+        public var duration: Duration?
         /// The first real round's seed.
         public var seed: UInt64 = 0
         /// Print frames, wake-ups and latency at exit.
@@ -34,7 +34,7 @@ public final class KioskRuntime: LayerHost {
         public var touchTest = false
         /// Shortest time between frames: 60 a second. Some drivers (bochs-drm) report page flips
         /// at once rather than at vblank, and drawing on every flip event would spin.
-        public var frameIntervalMS = 1000.0 / 60
+        public var frameInterval = Duration.seconds(1) / 60
         /// The local time of day (the sleep schedule, the operator reset's line): the system's,
         /// or a virtual one in tests.
         public var wallClock: LocalWallClock = SystemWallClock()
@@ -118,7 +118,7 @@ public final class KioskRuntime: LayerHost {
         let pxPerMM = Self.pxPerMM(display, settings)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
         touchTransform = Self.touchTransform(display, settings)
-        presenter = Presenter(size: display.size, frameIntervalMS: options.frameIntervalMS)
+        presenter = Presenter(size: display.size, frameInterval: options.frameInterval)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
         operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size),
                                       timer: loop.addTimer("operator"))
@@ -189,25 +189,24 @@ public final class KioskRuntime: LayerHost {
         startOperator()
         followOperatorGestures()
         if let every = options.screenshotEvery {
-            let period = every.seconds * 1000
-            loop.addRepeatingTimer("screenshot", everyMS: period, from: started.adding(milliseconds: period)) {
+            loop.addRepeatingTimer("screenshot", every: every.period, from: started + every.period) {
                 [unowned self] _ in writeScreenshot(every.path)
             }
         }
         if options.statusLines {
-            loop.addRepeatingTimer("status", everyMS: 1000, from: started.adding(milliseconds: 1000)) {
+            loop.addRepeatingTimer("status", every: .seconds(1), from: started + .seconds(1)) {
                 [unowned self] now in output(statusLine(now))
             }
         }
-        if let period = service.keepAlivePeriodMS {
+        if let period = service.keepAlivePeriod {
             // From the loop itself: a hung loop misses it and is restarted.
-            loop.addRepeatingTimer("watchdog", everyMS: period, from: started.adding(milliseconds: period)) { [unowned self] _ in
+            loop.addRepeatingTimer("watchdog", every: period, from: started + period) { [unowned self] _ in
                 service.keepAlive()
             }
         }
         if let d = options.duration {
             let end = loop.addTimer("end") { [unowned self] _ in loop.stop() }
-            loop.arm(end, at: started.adding(milliseconds: d * 1000))
+            loop.arm(end, at: started + d)
         }
         loop.onSignal = { [unowned self] signo in handle(signal: signo) }
         if let console {
@@ -298,7 +297,7 @@ public final class KioskRuntime: LayerHost {
     func draw(_ now: TimeStamp) -> TimeStamp? {
         guard display.canPresent else {
             // A flip is on its way; its event wakes the loop. Look again soon in case it is lost.
-            return now.adding(milliseconds: 50)
+            return now + .milliseconds(50)
         }
         let scene = touchTestScene(at: now) ?? builder.scene(session, at: now)
         switch presenter.present(scene, on: display, at: now) {
@@ -320,7 +319,7 @@ public final class KioskRuntime: LayerHost {
             // A failing display fails every frame: said on the 1st, 2nd, 4th, 8th... time.
             if report { log(.error, "display \(display.name): \(error) (\(times) times)") }
             // In a second even if nothing moves, so a passing failure does not leave a stale picture.
-            return now.adding(milliseconds: 1000)
+            return now + .seconds(1)
         }
     }
 

@@ -7,8 +7,8 @@ import KioskRender
 /// latency. It owns the renderer; the runtime hands it the scene to show.
 final class Presenter {
     let renderer: SceneRenderer
-    /// Shortest time between frames (`Options.frameIntervalMS`).
-    private let frameIntervalMS: Double
+    /// Shortest time between frames (`Options.frameInterval`).
+    private let frameInterval: Duration
     private(set) var frames = 0
     private var lastFrameAt: TimeStamp?
     /// The scene last presented, to tell whether a paced-out frame still has something to show.
@@ -23,9 +23,9 @@ final class Presenter {
     /// time (the monotonic clock) even on a virtual loop: it measures this machine's work.
     private(set) var frameTimes = SampleRing(capacity: 4096)
 
-    init(size: PixelSize, frameIntervalMS: Double) {
+    init(size: PixelSize, frameInterval: Duration) {
         renderer = SceneRenderer(size: size)
-        self.frameIntervalMS = frameIntervalMS
+        self.frameInterval = frameInterval
     }
 
     /// What one attempt to show a scene came to.
@@ -68,13 +68,13 @@ final class Presenter {
     func shown(at shownAt: TimeStamp) {
         guard let input = inFlightInput else { return }
         inFlightInput = nil
-        latencies.add(shownAt.milliseconds(since: input))
+        latencies.add((shownAt - input).inMilliseconds)
     }
 
     /// Renders `scene` and presents it on `display` if a frame is due.
     func present(_ scene: Scene, on display: Display, at now: TimeStamp) -> Outcome {
         // A millisecond early is on time: timers and flips do not land to the microsecond.
-        let due = lastFrameAt.map { $0.adding(milliseconds: max(0, frameIntervalMS - 1)) } ?? now
+        let due = lastFrameAt.map { $0 + max(.zero, frameInterval - .milliseconds(1)) } ?? now
         guard now >= due else { return scene != lastScene ? .paced(until: due) : .unchanged }
         let renderStart = EventLoop.now()
         let damage = renderer.render(scene)
@@ -83,7 +83,7 @@ final class Presenter {
             inFlightInput = unshownInput ?? inFlightInput
             unshownInput = nil
             try display.present(renderer.frame.buffer, damage: damage)
-            frameTimes.add(EventLoop.now().milliseconds(since: renderStart))
+            frameTimes.add((EventLoop.now() - renderStart).inMilliseconds)
             frames += 1
             lastFrameAt = now
             lastScene = scene

@@ -15,7 +15,7 @@ struct ServiceReporter {
     }
 
     /// Half the watchdog interval, when systemd asks for keep-alives: a hung loop misses them.
-    var keepAlivePeriodMS: Double? { notifier?.watchdogIntervalMS.map { max($0 / 2, 1) } }
+    var keepAlivePeriod: Duration? { notifier?.watchdogIntervalMS.map { .milliseconds(max($0 / 2, 1)) } }
 
     mutating func firstFrame(status: String) {
         guard !ready else { return }

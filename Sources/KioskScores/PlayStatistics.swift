@@ -52,9 +52,9 @@ public struct PlayStatistics: Equatable, Sendable {
         demo = all.count - played.count
         finishedShare = rounds == 0 ? nil : Double(finished) / Double(rounds)
         abandonedShare = rounds == 0 ? nil : Double(abandoned) / Double(rounds)
-        medianScore = Self.median(done.map { Double($0.score) })
+        medianScore = Timing.median(done.map { Double($0.score) })
         // A duration no round can have (a damaged or edited file) would skew the median.
-        medianDurationS = Self.median(done.filter { ScoreStore.plausibleDurationMS.contains($0.durationMS) }
+        medianDurationS = Timing.median(done.filter { ScoreStore.plausibleDurationMS.contains($0.durationMS) }
             .map { Double($0.durationMS) / 1000 })
         var days: [(String, Int)] = []
         for r in played {
@@ -66,12 +66,6 @@ public struct PlayStatistics: Equatable, Sendable {
         perDay = merged.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         perHour = Array(repeating: 0, count: 24)
         for r in played where (0..<24).contains(r.hour) { perHour[r.hour] += 1 }
-    }
-
-    public static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let s = values.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
     public static func == (a: PlayStatistics, b: PlayStatistics) -> Bool {

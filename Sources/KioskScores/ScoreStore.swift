@@ -68,7 +68,7 @@ public final class ScoreStore {
 
     /// The database file in `directory`.
     public static func path(in directory: String) -> String {
-        directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+        joinPath(directory, fileName)
     }
 
     /// Opens (creating the folder and the file when missing) the store in `directory` for the

@@ -32,6 +32,16 @@ struct DisplayGeometryTests {
         #expect(ScreenRotation(degrees: -90) == nil)
     }
 
+    /// One list of turns: each allowed value makes a rotation, its text names them all, and
+    /// anything else falls back to no turn where a fallback is wanted.
+    @Test func allowedDegreesAreTheOnlyRotations() {
+        #expect(ScreenRotation.allowedDegrees.map { ScreenRotation(degrees: $0)?.degrees } == [0, 90, 180, 270])
+        #expect(ScreenRotation.allowedText == "0, 90, 180 or 270")
+        #expect(ScreenRotation(degreesOrNone: 270).degrees == 270)
+        #expect(ScreenRotation(degreesOrNone: 45) == .none)
+        #expect(TouchTransform(native: PixelSize(width: 4, height: 2), rotation: 45).rotation == 0)
+    }
+
     /// Every panel pixel inside `panelRect` shows a game pixel inside the game rectangle, and
     /// the counts match: the rectangle map agrees with the pixel map.
     @Test(arguments: [0, 90, 180, 270])

@@ -66,7 +66,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
 }
 
 @Suite struct StuckTouchFilterTests {
-    let filter = StuckTouchFilter(afterMS: 20_000, radius: 16)
+    let filter = StuckTouchFilter(after: .seconds(20), radius: 16)
 
     @Test func aStillContactIsStuckOnTimeReportedOnceAndDroppedUntilItLifts() {
         var f = filter
@@ -105,7 +105,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
     }
 
     @Test func zeroTurnsItOffAndDevicesAreApart() {
-        var off = StuckTouchFilter(afterMS: 0, radius: 16)
+        var off = StuckTouchFilter(after: .zero, radius: 16)
         _ = off.filter(frame(0, [(0, 1, 100, 100)]))
         #expect(off.nextDeadline == nil && off.advance(to: TimeStamp(milliseconds: 999_999)).isEmpty)
         var f = filter

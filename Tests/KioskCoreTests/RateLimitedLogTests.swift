@@ -19,4 +19,14 @@ import Testing
         let afterReset = (0..<3).map { _ in log.note() }
         #expect(afterReset == [true, true, false])
     }
+
+    @Test func noteFirstSaysTheFirstOnlyUntilReset() {
+        var log = RateLimitedLog()
+        let said = (1...5).filter { _ in log.noteFirst() }
+        #expect(said == [1])
+        #expect(log.count == 5)
+        log.reset()
+        let again = log.noteFirst()
+        #expect(again)
+    }
 }

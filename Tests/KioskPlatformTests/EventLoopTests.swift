@@ -31,7 +31,7 @@ import Testing
         let loop = try EventLoop(clock: clock, signals: [])
         var at: [Double] = []
         let t0 = clock.now
-        loop.addRepeatingTimer("tick", everyMS: 100, from: t0.adding(milliseconds: 100)) { now in
+        loop.addRepeatingTimer("tick", every: .milliseconds(100), from: t0 + .milliseconds(100)) { now in
             at.append(now.milliseconds(since: t0))
         }
         loop.run(until: t0.adding(milliseconds: 350), advancing: clock)

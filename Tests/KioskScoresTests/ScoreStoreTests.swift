@@ -103,7 +103,7 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         #expect(s.perHour[9] == 2 && s.perHour[14] == 2 && s.perHour[3] == 0 && s.perHour.count == 24)
         let none = PlayStatistics([], since: "2026-12-01")
         #expect(none.rounds == 0 && none.medianScore == nil && none.finishedShare == nil)
-        #expect(PlayStatistics.median([1, 2, 3, 10]) == 2.5)
+        #expect(Timing.median([1, 2, 3, 10]) == 2.5)
     }
 
     @Test func roundsSinceALocalDate() throws {

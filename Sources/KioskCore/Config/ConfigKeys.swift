@@ -3,7 +3,7 @@ extension ConfigSchema {
     public static let standard = ConfigSchema(keys: [
         ConfigKey("display", "px_per_mm", .optionalDouble(\.display.pxPerMM, 0.5...40),
                   "Screen pixels per millimetre; auto asks the display, else assumes \(formatConfigNumber(DisplaySettings.fallbackPxPerMM))"),
-        ConfigKey("display", "rotation", .choice(\.display.rotation, [0, 90, 180, 270]),
+        ConfigKey("display", "rotation", .choice(\.display.rotation, ScreenRotation.allowedDegrees),
                   "Degrees clockwise the picture is turned on the panel, for portrait mounting; touch follows"),
         ConfigKey("display", "sleep_after_idle_min", .double(\.display.sleepAfterIdleMin, 0...10080),
                   "Minutes the start screen stays untouched before the display is switched off, with [attract] demo = false; 0 is never"),

@@ -198,29 +198,5 @@ public func parseConfigDouble(_ text: String) -> Double? {
     return Double(text)
 }
 
-/// Shortest text for a number that reads back the same: `3`, not `3.0`; `0.0000001`, not
-/// `1e-07`, since `parseConfigDouble` takes plain decimals only.
-func formatConfigNumber(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-    let text = String(value)
-    guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }), let exponent = Int(text[text.index(after: e)...])
-    else { return text }
-    // Move the point of the mantissa's digits by the exponent, exactly, in text.
-    var mantissa = text[..<e]
-    let negative = mantissa.hasPrefix("-")
-    if negative { mantissa = mantissa.dropFirst() }
-    let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
-    let whole = String(parts[0]), fraction = parts.count > 1 ? String(parts[1]) : ""
-    var digits = whole + fraction
-    var point = whole.count + exponent
-    if point <= 0 {
-        digits = String(repeating: "0", count: 1 - point) + digits
-        point = 1
-    } else if point > digits.count {
-        digits += String(repeating: "0", count: point - digits.count)
-    }
-    var fractional = String(digits.dropFirst(point))
-    while fractional.hasSuffix("0") { fractional.removeLast() }
-    let integral = String(digits.prefix(point))
-    return (negative ? "-" : "") + integral + (fractional.isEmpty ? "" : "." + fractional)
-}
+/// A config value as the effective-settings print and the messages write it (`NumberText.plain`).
+func formatConfigNumber(_ value: Double) -> String { NumberText.plain(value) }

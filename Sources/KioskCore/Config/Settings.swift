@@ -176,6 +176,8 @@ public struct InputSettings: Equatable, Sendable {
     public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
     /// A contact still this long is stuck (water, a sticker) and dropped until it lifts; 0 is off.
     public var stuckAfterS = 20.0
+    /// `stuckAfterS` as a span; the config table keeps the key in seconds.
+    public var stuckAfter: Duration { .seconds(stuckAfterS) }
     /// ..."still" meaning within this distance of where it came to rest.
     public var stuckRadiusMM = 4.0
 
@@ -189,6 +191,8 @@ public struct OperatorSettings: Equatable, Sendable {
     public var screenshotPath: String? = nil
     /// The touch-test screen closes after this many seconds without a touch.
     public var touchTestTimeoutS = 60.0
+    /// `touchTestTimeoutS` as a span; the config table keeps the key in seconds.
+    public var touchTestTimeout: Duration { .seconds(touchTestTimeoutS) }
     /// Which gesture opens the touch-test screen (`TouchTestGestureSetting`'s names).
     public var touchTestGesture = TouchTestGestureSetting.fiveFingerHold.rawValue
     /// Which gesture asks for the operator reset (`ResetGestureSetting`'s names).
@@ -197,8 +201,12 @@ public struct OperatorSettings: Equatable, Sendable {
     public var cornerMM = 25.0
     /// A press in a corner counts once held this long.
     public var cornerHoldS = 2.0
+    /// `cornerHoldS` as a span; the config table keeps the key in seconds.
+    public var cornerHold: Duration { .seconds(cornerHoldS) }
     /// The four corner presses of the reset all within this time.
     public var resetWithinS = 10.0
+    /// `resetWithinS` as a span; the config table keeps the key in seconds.
+    public var resetWithin: Duration { .seconds(resetWithinS) }
 
     public var touchTest: TouchTestGestureSetting { TouchTestGestureSetting(rawValue: touchTestGesture) ?? .fiveFingerHold }
     public var reset: ResetGestureSetting { ResetGestureSetting(rawValue: resetGesture) ?? .fourCorners }
@@ -212,6 +220,8 @@ public struct MetricsSettings: Equatable, Sendable {
     public var textfile: String? = nil
     /// Seconds between rewrites of the file.
     public var intervalS = 5.0
+    /// `intervalS` as a span; the config table keeps the key in seconds.
+    public var interval: Duration { .seconds(intervalS) }
 
     public init() {}
 }
@@ -230,6 +240,8 @@ public struct HookSettings: Equatable, Sendable {
     public var touchscreenLost = ""
     /// A run still going after this long has its process group sent SIGTERM, then SIGKILL.
     public var timeoutS = 10.0
+    /// `timeoutS` as a span; the config table keeps the key in seconds.
+    public var timeout: Duration { .seconds(timeoutS) }
     /// Hooks running at once; more are dropped.
     public var maxRunning = 4
     /// Runs of one event in any minute; more are dropped.

@@ -6,9 +6,19 @@ public struct ScreenRotation: Equatable, Sendable {
     /// 0, 90, 180 or 270.
     public let degrees: Int
 
+    /// The turns a panel can be mounted at: the config key, the displays and touch accept these.
+    public static let allowedDegrees = [0, 90, 180, 270]
+    /// `allowedDegrees` as messages spell them: "0, 90, 180 or 270".
+    public static let allowedText = "0, 90, 180 or 270"
+
     public init?(degrees: Int) {
-        guard [0, 90, 180, 270].contains(degrees) else { return nil }
+        guard Self.allowedDegrees.contains(degrees) else { return nil }
         self.degrees = degrees
+    }
+
+    /// `degrees`, or no turn for a value outside `allowedDegrees`.
+    public init(degreesOrNone degrees: Int) {
+        self = ScreenRotation(degrees: degrees) ?? .none
     }
 
     public static let none = ScreenRotation(degrees: 0)!

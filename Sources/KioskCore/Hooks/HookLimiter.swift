@@ -18,7 +18,8 @@ public struct HookLimiter: Sendable {
     private var rateDrops: [HookEvent: RateLimitedLog] = [:]
     private var busyDrops: [HookEvent: RateLimitedLog] = [:]
 
-    public static let windowMS = 60_000.0
+    /// How far back the per-minute rate looks.
+    public static let window = Duration.seconds(60)
 
     public init(maxRunning: Int, perMinute: Int) {
         self.maxRunning = maxRunning
@@ -33,7 +34,7 @@ public struct HookLimiter: Sendable {
     /// against the event's rate from then on. `log` is true when the drop should be logged.
     public mutating func admit(_ event: HookEvent, at time: TimeStamp, running: Int) -> (decision: Decision, log: Bool) {
         var recent = starts[event] ?? []
-        let horizon = time.adding(milliseconds: -Self.windowMS)
+        let horizon = time - Self.window
         if let keep = recent.firstIndex(where: { $0 > horizon }) {
             recent.removeFirst(keep)
         } else {

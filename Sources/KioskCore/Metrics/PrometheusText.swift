@@ -105,8 +105,7 @@ public enum PrometheusText {
     public static func format(_ v: Double) -> String {
         if v.isNaN { return "NaN" }
         if v.isInfinite { return v > 0 ? "+Inf" : "-Inf" }
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        return String(v)
+        return NumberText.trimmed(v)
     }
 
     /// Metric names: `[a-zA-Z_:][a-zA-Z0-9_:]*`; label names the same without colons.

@@ -2,34 +2,34 @@
 /// filter), on the frames' time:
 ///
 /// - **five-finger hold** (`.touchTest`): five or more contacts, each still within
-///   `stillRadius` of where it came to rest, for `fiveFingerHoldMS`, all at once;
+///   `stillRadius` of where it came to rest, for `fiveFingerHold`, all at once;
 /// - **opposite corners** (`.touchTest`): a long press (a contact that went down in a corner
-///   square and stayed inside it for `cornerHoldMS`) in two diagonally opposite corners at the
+///   square and stayed inside it for `cornerHold`) in two diagonally opposite corners at the
 ///   same time;
 /// - **four corners** (`.reset`): long presses in all four corners one after another, each
 ///   going down after the previous one lifted, starting in any corner and going round it in
-///   one direction (clockwise or counter-clockwise), all within `resetWithinMS` from the first
+///   one direction (clockwise or counter-clockwise), all within `resetWithin` from the first
 ///   press going down to the fourth press's hold being complete.
 ///
 /// The game sees the contacts until a gesture fires; the contacts that made it are then
 /// `consumed`: they take part in no other operator gesture until they lift. Holds fire on
 /// time without new input: call `advance(to:)` at `nextDeadline`.
 public struct OperatorGestureDetector: Sendable {
-    /// Thresholds in pixels and milliseconds for one screen.
+    /// Thresholds in pixels and times for one screen.
     public struct Thresholds: Equatable, Sendable {
         public var touchTest: TouchTestGestureSetting
         public var reset: ResetGestureSetting
         /// Side of each corner square (at most half the screen's shorter side).
         public var corner: Double
-        public var cornerHoldMS: Double
-        public var resetWithinMS: Double
+        public var cornerHold: Duration
+        public var resetWithin: Duration
         public var stillRadius: Double
-        public var fiveFingerHoldMS: Double
+        public var fiveFingerHold: Duration
 
         /// Fingers of a hand held to the glass roll a little: "still" allows this much.
         public static let stillRadiusMM = 5.0
         /// How long the five fingers are held.
-        public static let fiveFingerHoldS = 3.0
+        public static let fiveFingerHoldTime = Duration.seconds(3)
         /// Fingers the hold needs at least.
         public static let fingers = 5
 
@@ -37,10 +37,10 @@ public struct OperatorGestureDetector: Sendable {
             touchTest = settings.touchTest
             reset = settings.reset
             corner = min(settings.cornerMM * pxPerMM, Double(min(screen.width, screen.height)) / 2)
-            cornerHoldMS = settings.cornerHoldS * 1000
-            resetWithinMS = settings.resetWithinS * 1000
+            cornerHold = settings.cornerHold
+            resetWithin = settings.resetWithin
             stillRadius = Self.stillRadiusMM * pxPerMM
-            fiveFingerHoldMS = Self.fiveFingerHoldS * 1000
+            fiveFingerHold = Self.fiveFingerHoldTime
         }
     }
 
@@ -159,14 +159,14 @@ public struct OperatorGestureDetector: Sendable {
             for key in contacts.keys.sorted() {
                 let c = contacts[key]!
                 guard c.corner != nil, !c.cornerHeld, !c.consumed else { continue }
-                let t = c.down.adding(milliseconds: thresholds.cornerHoldMS)
+                let t = c.down + thresholds.cornerHold
                 if best == nil || t < best!.time { best = (t, .corner(key)) }
             }
         }
         if thresholds.touchTest.fiveFingers {
             let still = contacts.values.filter { !$0.consumed }.map(\.stillSince).sorted()
             if still.count >= Thresholds.fingers {
-                let t = still[Thresholds.fingers - 1].adding(milliseconds: thresholds.fiveFingerHoldMS)
+                let t = still[Thresholds.fingers - 1] + thresholds.fiveFingerHold
                 if best == nil || t < best!.time { best = (t, .fiveFingers) }
             }
         }
@@ -178,7 +178,7 @@ public struct OperatorGestureDetector: Sendable {
         case .fiveFingers:
             let keys = contacts.keys.sorted().filter { key in
                 let c = contacts[key]!
-                return !c.consumed && c.stillSince.adding(milliseconds: thresholds.fiveFingerHoldMS) <= time
+                return !c.consumed && c.stillSince + thresholds.fiveFingerHold <= time
             }
             return fire(.touchTest, .fiveFingerHold, keys, at: time)
         case .corner(let key):
@@ -203,12 +203,13 @@ public struct OperatorGestureDetector: Sendable {
 
     /// The longest tail of `steps` that is a valid start of the reset: each press went down
     /// after the one before ended, in the next corner in one direction round the screen, the
-    /// first one down at most `resetWithinMS` before `time`.
+    /// first one down at most `resetWithin` before `time`.
     private func longestRound(endingAt time: TimeStamp) -> [Step] {
         let recent = Array(steps.suffix(ScreenCorner.allCases.count))
         for start in recent.indices {
             let tail = Array(recent[start...])
-            guard time.milliseconds(since: tail[0].down) <= thresholds.resetWithinMS else { continue }
+            // As a deadline, rounded to the microsecond like every other.
+            guard time <= tail[0].down + thresholds.resetWithin else { continue }
             var direction = 0
             var valid = true
             for (a, b) in zip(tail, tail.dropFirst()) {

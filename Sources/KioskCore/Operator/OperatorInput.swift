@@ -31,7 +31,7 @@ public struct OperatorInput: Sendable {
     /// New thresholds after a reload; contacts down keep their state.
     public mutating func configure(_ settings: Settings, pxPerMM: Double) {
         let fresh = StuckTouchFilter(settings.input, pxPerMM: pxPerMM)
-        filter.afterMS = fresh.afterMS
+        filter.after = fresh.after
         filter.radius = fresh.radius
         detector.thresholds = .init(settings.operator, pxPerMM: pxPerMM, screen: detector.screen)
     }

@@ -19,13 +19,13 @@ public struct StuckTouch: Equatable, Sendable {
 
 /// Drops stuck contacts from the frames the game sees.
 ///
-/// A contact that stays within `radius` of where it came to rest for `afterMS` is stuck: from
+/// A contact that stays within `radius` of where it came to rest for `after` is stuck: from
 /// then on it is left out of every frame until its tracking id ends (it lifts), and it is
 /// reported once. A still finger sends no events at all, so `nextDeadline` says when the
 /// next contact would become stuck and `advance(to:)` declares it on time.
 public struct StuckTouchFilter: Sendable {
     /// Still this long: stuck. 0 turns the filter off (contacts already stuck stay so until they lift).
-    public var afterMS: Double
+    public var after: Duration
     /// Moving further than this from where it came to rest starts the wait again (pixels).
     public var radius: Double
 
@@ -39,14 +39,14 @@ public struct StuckTouchFilter: Sendable {
 
     private var watched: [SlotKey: Watched] = [:]
 
-    public init(afterMS: Double, radius: Double) {
-        self.afterMS = afterMS
+    public init(after: Duration, radius: Double) {
+        self.after = after
         self.radius = radius
     }
 
     /// The thresholds of `[input] stuck_after_s` and `stuck_radius_mm` on a screen of `pxPerMM`.
     public init(_ input: InputSettings, pxPerMM: Double) {
-        self.init(afterMS: input.stuckAfterS * 1000, radius: input.stuckRadiusMM * pxPerMM)
+        self.init(after: input.stuckAfter, radius: input.stuckRadiusMM * pxPerMM)
     }
 
     /// The contacts stuck now, where they are.
@@ -65,17 +65,17 @@ public struct StuckTouchFilter: Sendable {
 
     /// When the next contact becomes stuck if nothing moves; nil when none is waiting.
     public var nextDeadline: TimeStamp? {
-        guard afterMS > 0 else { return nil }
-        return watched.values.filter { !$0.stuck }.map { $0.since.adding(milliseconds: afterMS) }.min()
+        guard after > .zero else { return nil }
+        return watched.values.filter { !$0.stuck }.map { $0.since + after }.min()
     }
 
     /// Declares the contacts that have been still long enough by `time`, in the order they came due.
     public mutating func advance(to time: TimeStamp) -> [StuckTouch] {
-        guard afterMS > 0 else { return [] }
+        guard after > .zero else { return [] }
         var found: [StuckTouch] = []
         for key in sortedKeys() {
             guard var w = watched[key], !w.stuck else { continue }
-            let due = w.since.adding(milliseconds: afterMS)
+            let due = w.since + after
             guard due <= time else { continue }
             w.stuck = true
             watched[key] = w
@@ -119,7 +119,7 @@ public struct StuckTouchFilter: Sendable {
 
     private func touch(_ key: SlotKey, _ w: Watched) -> StuckTouch {
         StuckTouch(contact: ContactRef(device: key.device, slot: key.slot, trackingID: w.trackingID),
-                   position: w.position, since: w.since, time: w.since.adding(milliseconds: afterMS))
+                   position: w.position, since: w.since, time: w.since + after)
     }
 
     private func sortedKeys() -> [SlotKey] {

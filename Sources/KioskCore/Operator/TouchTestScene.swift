@@ -160,12 +160,12 @@ public enum TouchTestScene {
 
         mutating func header(_ m: TouchTestModel, heatmap: TouchHeatmap?, timeoutS: Double?) {
             let native = m.transform.native
-            let density = (m.pxPerMM * 10).rounded() / 10
+            let density = NumberText.decimal(m.pxPerMM, places: 1)
             var lines = ["Touch test: touch anywhere" + (timeoutS.map { "; closes after \(Int($0.rounded())) s without a touch" } ?? ""),
                          "game \(m.screen)  panel \(native)  rotation \(m.transform.rotation)°  \(density) px/mm  "
                              + "grid \(Int(TouchTestScene.gridMM)) mm  edge margin \(Int((m.edgeMargin / m.pxPerMM).rounded())) mm"]
             if m.transform.calibration != TouchTransform.identityMatrix {
-                lines.append("calibration " + m.transform.calibration.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: " "))
+                lines.append("calibration " + m.transform.calibration.map { NumberText.decimal($0, places: 3) }.joined(separator: " "))
             }
             lines += m.devices.isEmpty ? ["no touchscreen"] : m.devices.map(\.summary)
             var status = "\(m.contacts.count) contact\(m.contacts.count == 1 ? "" : "s") down"

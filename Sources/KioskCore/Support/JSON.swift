@@ -14,9 +14,7 @@ public enum JSON: Equatable, Sendable {
 
     /// A number rounded to `places` decimals, so output stays short and stable.
     public static func rounded(_ value: Double, _ places: Int = 2) -> JSON {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let v = (value * scale).rounded() / scale
+        let v = NumberText.rounded(value, places: places)
         return .number(v == 0 ? 0 : v)  // no "-0.0"
     }
 

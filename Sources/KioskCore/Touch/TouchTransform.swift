@@ -20,7 +20,7 @@ public struct TouchTransform: Equatable, Sendable {
 
     public init(native: PixelSize, rotation: Int = 0, calibration: [Double] = TouchTransform.identityMatrix) {
         self.native = native
-        self.rotation = [0, 90, 180, 270].contains(rotation) ? rotation : 0
+        self.rotation = ScreenRotation(degreesOrNone: rotation).degrees
         // The config already refuses such matrices; this keeps hand-built ones safe too.
         self.calibration = Self.calibrationProblem(calibration) == nil ? calibration : Self.identityMatrix
     }
@@ -60,7 +60,7 @@ public struct TouchTransform: Equatable, Sendable {
     public var isIdentity: Bool { rotation == 0 && calibration == Self.identityMatrix }
 
     /// The rotation as the one map between panel and game coordinates.
-    public var turn: ScreenRotation { ScreenRotation(degrees: rotation) ?? .none }
+    public var turn: ScreenRotation { ScreenRotation(degreesOrNone: rotation) }
 
     /// A panel pixel position to a game position.
     public func apply(_ p: Vector2) -> Vector2 {

@@ -21,7 +21,7 @@ public enum HookProgram {
         var firstProblem: String?
         for dir in pathList.split(separator: ":", omittingEmptySubsequences: false) {
             let base = dir.isEmpty ? "." : String(dir)
-            let candidate = base.hasSuffix("/") ? base + program : base + "/" + program
+            let candidate = joinPath(base, program)
             guard let problem = unusable(candidate) else { return .success(candidate) }
             if problem != "no such file", firstProblem == nil { firstProblem = "\(candidate): \(problem)" }
         }

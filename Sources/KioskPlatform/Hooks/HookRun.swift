@@ -21,7 +21,8 @@ final class HookRun {
     private var partialCut = false
     private(set) var lines = 0
     private(set) var bytes = 0
-    private var truncated = false
+    /// Lines past the limit: the first says the output is cut.
+    private var truncations = RateLimitedLog()
 
     init(event: HookEvent, pid: pid_t, started: TimeStamp, deadline: TimeStamp, output: consuming FileDescriptor) {
         self.event = event
@@ -75,8 +76,7 @@ final class HookRun {
             partialCut = false
         }
         guard lines < HookRunner.maximumLines else {
-            if !truncated {
-                truncated = true
+            if truncations.noteFirst() {
                 log(.info, "\(label): ... output truncated (more than \(HookRunner.maximumLines) lines)")
             }
             return

@@ -17,7 +17,7 @@ import KioskCore
 /// - Standard output and error are one non-blocking pipe the loop reads; lines go to the log
 ///   with the hook's name and pid, bounded in length and number.
 /// - After `[hooks] timeout_s` the run's whole process group gets SIGTERM, and SIGKILL
-///   `killGraceMS` later. Children are reaped through a pidfd in the poll loop (a 100 ms
+///   `killGrace` later. Children are reaped through a pidfd in the poll loop (a 100 ms
 ///   timer with `waitpid(WNOHANG)` where pidfds are missing).
 /// - When the kiosk stops (`stop()`), hooks still running get SIGTERM to their process groups
 ///   and SIGKILL a moment later: the exit waits about a second at most, and leaves none behind.
@@ -38,7 +38,7 @@ public final class HookRunner {
 
     public private(set) var settings: HookSettings
     /// Between SIGTERM and SIGKILL to a hook's process group.
-    public var killGraceMS = 2000.0
+    public var killGrace = Duration.seconds(2)
     /// Watch each child through a pidfd (Linux 5.3); false (or a kernel without pidfds) polls
     /// with `waitpid(WNOHANG)` every 100 ms while hooks run.
     public var usesPidfds = true
@@ -168,13 +168,13 @@ public final class HookRunner {
 
     /// Between SIGTERM and SIGKILL to the hooks still running when the kiosk stops, and the
     /// most `stop()` then waits for SIGKILL to take: together they bound the kiosk's exit.
-    public var exitGraceMS = 500.0
-    public var exitKillWaitMS = 250.0
+    public var exitGrace = Duration.milliseconds(500)
+    public var exitKillWait = Duration.milliseconds(250)
 
     /// The kiosk is stopping: no hook starts from now on, and the process groups of hooks still
-    /// running get SIGTERM, then SIGKILL `exitGraceMS` later if anything of them is left, so no
+    /// running get SIGTERM, then SIGKILL `exitGrace` later if anything of them is left, so no
     /// hook outlives the kiosk (one ignoring SIGTERM would otherwise stay, with its children).
-    /// Waits at most `exitGraceMS + exitKillWaitMS`.
+    /// Waits at most `exitGrace + exitKillWait`.
     public func stop() {
         guard !stopped else { return }
         stopped = true
@@ -184,15 +184,15 @@ public final class HookRunner {
             log(.notice, "\(left.count) hook\(left.count == 1 ? "" : "s") still running at exit: "
                 + left.map(\.label).joined(separator: ", ") + "; SIGTERM to \(left.count == 1 ? "its process group" : "their process groups")")
             for run in left { signalGroup(run, SIGTERM) }
-            let alive = waitForGroups(left, ms: exitGraceMS)
+            let alive = waitForGroups(left, for: exitGrace)
             if !alive.isEmpty {
                 log(.warning, alive.map(\.label).joined(separator: ", ")
-                    + ": still running \(formatSeconds(exitGraceMS / 1000)) s after SIGTERM at exit; SIGKILL to "
+                    + ": still running \(NumberText.trimmed(exitGrace.inSeconds, places: 3)) s after SIGTERM at exit; SIGKILL to "
                     + (alive.count == 1 ? "its process group" : "their process groups"))
                 for run in alive { signalGroup(run, SIGKILL) }
                 // SIGKILL cannot be refused: only our own children are left to reap (their
                 // children's zombies are init's).
-                let end = EventLoop.now().adding(milliseconds: exitKillWaitMS)
+                let end = EventLoop.now() + exitKillWait
                 while alive.contains(where: { !$0.exited }) && EventLoop.now() < end {
                     for run in alive where !run.exited { reap(run) }
                     if alive.contains(where: { !$0.exited }) { pause() }
@@ -209,8 +209,8 @@ public final class HookRunner {
     /// Reaps and waits (in 10 ms steps, at most `ms`) until no process of `runs`' groups is
     /// left; returns the runs whose groups still have one (a zombie not yet reaped by init
     /// counts: then SIGKILL goes to a group that is dead already, which does no harm).
-    private func waitForGroups(_ runs: [HookRun], ms: Double) -> [HookRun] {
-        let end = EventLoop.now().adding(milliseconds: ms)
+    private func waitForGroups(_ runs: [HookRun], for wait: Duration) -> [HookRun] {
+        let end = EventLoop.now() + wait
         while true {
             for run in runs where !run.exited { reap(run) }
             let alive = runs.filter { $0.groupIsAlive }
@@ -261,7 +261,7 @@ public final class HookRunner {
         var line = Array(payload.json.utf8)
         if line.count > Self.maximumPayloadBytes { line = Array(HookPayload(event, time: wallClock()).json.utf8) }
         let run = try HookSpawn.start(event, path: path, words: words, environment: baseEnvironment + payload.environment,
-                                      input: line, at: now, deadline: now.adding(milliseconds: settings.timeoutS * 1000),
+                                      input: line, at: now, deadline: now + settings.timeout,
                                       log: log)
         if let output = run.outputFD {
             loop.add(fd: output, name: run.label) { [unowned self, unowned run] in readOutput(run) }
@@ -281,14 +281,14 @@ public final class HookRunner {
             guard let due = run.deadline, due <= now else { continue }
             if !run.terminated {
                 run.terminated = true
-                run.deadline = now.adding(milliseconds: killGraceMS)
+                run.deadline = now + killGrace
                 signalGroup(run, SIGTERM)
-                log(.warning, "\(run.label): still running after its \(formatSeconds(settings.timeoutS)) s timeout; "
+                log(.warning, "\(run.label): still running after its \(NumberText.trimmed(settings.timeoutS, places: 3)) s timeout; "
                     + "SIGTERM to its process group")
             } else {
                 run.deadline = nil
                 signalGroup(run, SIGKILL)
-                log(.warning, "\(run.label): still running \(formatSeconds(killGraceMS / 1000)) s after SIGTERM; "
+                log(.warning, "\(run.label): still running \(NumberText.trimmed(killGrace.inSeconds, places: 3)) s after SIGTERM; "
                     + "SIGKILL to its process group")
                 // A process that left the group must not keep the run (and its slot) forever.
                 closeOutput(run)
@@ -309,7 +309,7 @@ public final class HookRunner {
         guard !stopped else { return }
         var next = runs.compactMap(\.deadline).min()
         if runs.contains(where: { !$0.exited && !$0.watchedByPidfd }) {
-            let poll = loop.now.adding(milliseconds: 100)
+            let poll = loop.now + .milliseconds(100)
             next = min(next ?? poll, poll)
         }
         loop.arm(timer, at: next)
@@ -322,7 +322,7 @@ public final class HookRunner {
         if r == 0 { return }
         run.exited = true
         if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
-        let seconds = formatSeconds(loop.now.milliseconds(since: run.started) / 1000)
+        let seconds = NumberText.trimmed((loop.now - run.started).inSeconds, places: 3)
         if r < 0 {
             log(.error, "\(run.label): waitpid: \(String(cString: strerror(errno)))")
         } else if CLinux_wifexited(status) != 0 {
@@ -372,10 +372,4 @@ public final class HookRunner {
         finishIfDone(run)
         if !runs.contains(where: { $0 === run }) { armTimer() }
     }
-}
-
-/// Seconds to the millisecond, without a trailing `.0`: `0.004`, `2.5`, `10`.
-private func formatSeconds(_ s: Double) -> String {
-    let rounded = (s * 1000).rounded() / 1000
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
 }

@@ -12,7 +12,7 @@ import KioskCore
 /// than queueing them. A file that cannot be written is logged once (further runs of failures
 /// rate-limited) and the kiosk goes on; the timer wakes the loop only while metrics are on.
 /// Reloads switch it on, off, to another file or interval at once; the exit writes the final
-/// figures, waiting for that at most `exitWaitMS`.
+/// figures, waiting for that at most `exitWait`.
 public final class MetricsExporter: KioskLayer {
     public private(set) var metrics: KioskMetrics
     public private(set) var settings: MetricsSettings
@@ -21,7 +21,7 @@ public final class MetricsExporter: KioskLayer {
     /// Timer ticks that found the previous write still in flight.
     public private(set) var skipped = 0
     /// How long the exit waits for the final write.
-    public var exitWaitMS: Int32 = 2000
+    public var exitWait = Duration.seconds(2)
     private weak var host: LayerHost?
     /// The loop, once attached.
     private var loop: EventLoop?
@@ -131,7 +131,7 @@ public final class MetricsExporter: KioskLayer {
     private func tick(_ now: TimeStamp) {
         write()
         guard let loop, let timer else { return }
-        loop.arm(timer, at: settings.textfile == nil ? nil : now.adding(milliseconds: settings.intervalS * 1000))
+        loop.arm(timer, at: settings.textfile == nil ? nil : now + settings.interval)
     }
 
     private func log(_ level: Console.Level, _ message: String) {
@@ -218,18 +218,18 @@ public final class MetricsExporter: KioskLayer {
     }
 
     /// The exit: the final figures, then the thread stops. A disk that hangs keeps the exit
-    /// waiting `exitWaitMS` at most (the display is given back after this).
+    /// waiting `exitWait` at most (the display is given back after this).
     private func finish() {
         guard let writer else {
             write()
             return
         }
         loop?.remove(fd: writer.outcomes.fd)
-        var waitedMS: Int32 = 0
+        var waited = Duration.zero
         func waitForTheWrite() {
-            while inFlight && waitedMS < exitWaitMS {
+            while inFlight && waited < exitWait {
                 for outcome in writer.outcomes.wait(timeoutMS: 50) { finished(outcome) }
-                waitedMS += 50
+                waited += .milliseconds(50)
             }
         }
         // The write in flight, if any, then the final one.
@@ -240,7 +240,7 @@ public final class MetricsExporter: KioskLayer {
         }
         writer.jobs.post(.stop)
         if inFlight {
-            log(.warning, "metrics: the last write to \(settings.textfile ?? "?") did not finish within \(exitWaitMS) ms")
+            log(.warning, "metrics: the last write to \(settings.textfile ?? "?") did not finish within \(Int(exitWait.inMilliseconds)) ms")
         } else {
             writer.thread.join()
         }

@@ -44,7 +44,7 @@ public final class ALSAOutput {
     deinit {
         // Nothing else can be done about a failure here.
         let r = snd_pcm_close(pcm)
-        if r < 0 { Console.errorLine("bubble-kiosk: \(Self.error(device, "cannot close", r))") }
+        if r < 0 { Console.log(.warning, "\(Self.error(device, "cannot close", r))") }
     }
 
     private static func error(_ device: String, _ what: String, _ r: Int32) -> SoundDeviceError {

@@ -61,7 +61,7 @@ public final class SoundPlayer {
     /// need no restart, and a kiosk at rest wakes nobody.
     public static let idleStopSeconds = 1.0
     /// A device that failed is tried again on a sound after 1 s, then 2, 4, ... at most this long.
-    public static let retrySeconds = 60.0
+    public static let longestRetryPause = Duration.seconds(60)
 
     private let mailbox: Mailbox<Command>
     private var thread: WorkerThread?
@@ -128,7 +128,7 @@ struct SoundEngine {
     var idleFrames = 0
     /// When a failed device may be tried again, and the pause after the next failure.
     var retryAt: TimeStamp?
-    var retryPause = 1.0
+    var retryPause = Duration.seconds(1)
     var reported: Set<String> = []
     /// The device failed (at open or later): its coming back is worth a line.
     var deviceFailed = false
@@ -235,7 +235,7 @@ struct SoundEngine {
             if deviceFailed && recoveryLog.note() { log(.info, "sounds: playing on ALSA device '\(echoed(settings.device, limit: 100))' again") }
             deviceFailed = false
             retryAt = nil
-            retryPause = 1
+            retryPause = .seconds(1)
         } catch {
             failed()
             report(.warning, "sounds: \(error); the kiosk plays without sound")
@@ -315,8 +315,8 @@ struct SoundEngine {
     /// Notes a device failure: the next try waits twice as long as the last (1 s to 60 s).
     mutating func failed() {
         deviceFailed = true
-        retryAt = EventLoop.now().adding(milliseconds: retryPause * 1000)
-        retryPause = min(retryPause * 2, SoundPlayer.retrySeconds)
+        retryAt = EventLoop.now() + retryPause
+        retryPause = min(retryPause * 2, SoundPlayer.longestRetryPause)
     }
 
     mutating func fail(_ error: SoundDeviceError) {
