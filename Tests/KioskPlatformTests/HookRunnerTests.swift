@@ -76,6 +76,16 @@ import KioskTestSupport
     }
 
     /// Whether process `pid` is gone (a zombie waiting for a reaper that is not us counts as gone).
+    /// A hook that ignores SIGTERM and leaves a child of its own in the background; it writes
+    /// both pids (`pid`, `grandchild`) into the folder it is given.
+    static let stubbornGroup = """
+        trap '' TERM
+        sleep 300 &
+        echo $! > "$1/grandchild"
+        echo $$ > "$1/pid"
+        sleep 300
+        """
+
     /// A SIGKILL sent to a group is acted on when each process next runs: on a loaded machine
     /// that can be a moment after `kill` returned, so this looks for up to a second.
     static func isGone(_ pid: pid_t) -> Bool {
@@ -151,13 +161,7 @@ import KioskTestSupport
     /// and `fire` itself returned at once.
     @Test func aHungHookIsKilledWithItsGroupAtItsTimeout() throws {
         let h = try Harness()
-        try h.script("hang", """
-            trap '' TERM
-            sleep 300 &
-            echo $! > "$1/grandchild"
-            echo $$ > "$1/pid"
-            sleep 300
-            """)
+        try h.script("hang", Self.stubbornGroup)
         try h.script("sleeper", "echo $$ > \"$1/sleeper\"; exec sleep 300")
         var settings = HookSettings()
         settings.idle = "\(h.dir)/hang \(h.dir)"
@@ -348,13 +352,7 @@ import KioskTestSupport
     /// now stop() sends SIGTERM, then SIGKILL, within about a second.
     @Test func hooksStillRunningAtExitAreStoppedWithTheirGroups() throws {
         let h = try HookRunnerTests.Harness()
-        try h.script("stubborn", """
-            trap '' TERM
-            sleep 300 &
-            echo $! > "$1/grandchild"
-            echo $$ > "$1/pid"
-            sleep 300
-            """)
+        try h.script("stubborn", HookRunnerTests.stubbornGroup)
         try h.script("polite", "echo $$ > \"$1/polite.pid\"; exec sleep 300")
         var settings = HookSettings()
         settings.idle = "\(h.dir)/stubborn \(h.dir)"
