@@ -212,12 +212,15 @@ VM_FAILED=$((VM_FAILED + guest_fail))
 grep -E '^SYSD-CHECK|^       ' "$VM_LOG" | sed 's/^SYSD-CHECK //' | sed 's/^ok   /ok   guest: /; s/^FAIL /FAIL guest: /' || true
 vm_check "the guest ran all its checks (SYSD-DONE)" vm_has '^SYSD-DONE checks=[0-9]+'
 
-# Screendumps: the start screen's colours (background 141F33, the blue Start button, white
-# title); the playing screen's HUD band along the top (0B1220 at 85% over the background).
+# Screendumps: the start screen's colours (background 141F33, white title, and the three mode
+# buttons at 4 px/mm: blue Classic, orange Timed, green Joystick, each about 80% its colour
+# around its title); the playing screen's HUD band along the top (0B1220 at 85% over the
+# background).
 background=141F33 hud=0C1423
 start_screen() {
     vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.8 --region 0,0,100%,100%=FFFFFF@0.004 &&
-        vm_dump "$1" --tol 40 --region 40%,52%,60%,60%=1288FF@0.5 &&
+        vm_dump "$1" --tol 40 --region 20%,52%,36%,60%=1288FF@0.5 --region 42%,52%,58%,60%=FF6B0A@0.5 \
+            --region 64%,52%,80%,60%=28A745@0.5 &&
         ! vm_dump "$1" --region 0,0,100%,6=$hud@0.9
 }
 # same_picture A B SHARE: at least SHARE of the pixels of A and B agree (within 8 per channel).
@@ -244,7 +247,7 @@ PY
 }
 differ_picture() { local rc=0; same_picture "$@" || rc=$?; [ $rc = 1 ]; }
 vm_check "boot: the game is on screen, not the text console" vm_dump boot --expect graphics
-vm_check_show "boot: the start screen (its background, white title, blue Start button, no HUD)" start_screen boot
+vm_check_show "boot: the start screen (its background, white title, the three mode buttons, no HUD)" start_screen boot
 vm_check "after the tap on Start: the playing screen (HUD band along the top)" \
     vm_dump after-tap --expect graphics --region 0,0,100%,6=$hud@0.9
 vm_check_show "the tap changed the screen (touch input reached the kiosk)" differ_picture boot after-tap 0.97
