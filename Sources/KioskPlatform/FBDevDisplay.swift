@@ -127,12 +127,13 @@ public final class FBDevDisplay: Display {
     /// Stops fbcon drawing text and its blinking cursor over the picture. Best effort: without
     /// access to /dev/tty0 (not root, not on the console) the kiosk still runs.
     private func enterGraphicsMode() {
-        let tty: FileDescriptor
         do {
-            tty = try FileDescriptor.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
+            // Kept unconditionally, dropped (and closed) when the switch fails: a move-only value
+            // consumed on one branch only crashes Swift 6.0's optimizer.
+            console = try FileDescriptor.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
         } catch {
             return
         }
-        if CLinux_kd_set_graphics(tty.rawValue, 1) == 0 { console = consume tty }
+        if let fd = console?.rawValue, CLinux_kd_set_graphics(fd, 1) != 0 { console = nil }
     }
 }
