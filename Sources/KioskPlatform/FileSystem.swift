@@ -62,11 +62,6 @@ public enum FileSystem {
         }
     }
 
-    /// Writes a file atomically; see `OutputFile.write` (the one writer every output goes through).
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
-        try OutputFile.write(path, bytes)
-    }
-
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     public static func isDirectory(_ path: String) -> Bool {

@@ -21,8 +21,6 @@ struct DisplayOwnership {
 
     init(retryTimer: EventLoop.TimerID) { self.retryTimer = retryTimer }
 
-    var isShowing: Bool { state == .showing }
-
     mutating func shown() { state = .showing }
 
     mutating func switchedAway() { state = .switchedAway }

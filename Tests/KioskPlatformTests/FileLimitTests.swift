@@ -19,7 +19,7 @@ import KioskTestSupport
     @Test func readsAreCappedAtTheLimit() throws {
         let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/big.conf"
-        try FileSystem.writeAtomically(path, Array(repeating: UInt8(ascii: "#"), count: 3000))
+        try OutputFile.write(path, Array(repeating: UInt8(ascii: "#"), count: 3000))
         #expect(try FileSystem.readText(path, limit: 3000).utf8.count == 3000)
         #expect(throws: FileRefusal.tooLarge(bytes: 3000, limit: 2999)) { try FileSystem.readText(path, limit: 2999) }
         #expect(FileRefusal.tooLarge(bytes: 2_000_000, limit: 1 << 20).description == "too large (2000000 bytes, at most 1 MiB)")
@@ -42,7 +42,7 @@ import KioskTestSupport
         }
         text += "last"
         expected.append("last")
-        try FileSystem.writeAtomically(path, Array(text.utf8))
+        try OutputFile.write(path, Array(text.utf8))
         let reader = try LineReader(path: path)
         var lines: [String] = []
         while let line = try reader.next() { lines.append(line) }
@@ -52,7 +52,7 @@ import KioskTestSupport
     @Test func aLineWithoutEndIsRefusedAtItsNumber() throws {
         let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/junk.evemu"
-        try FileSystem.writeAtomically(path, Array("N: x\nI: 0 0 0 0\n".utf8) + Array(repeating: UInt8(ascii: "z"), count: 300_000))
+        try OutputFile.write(path, Array("N: x\nI: 0 0 0 0\n".utf8) + Array(repeating: UInt8(ascii: "z"), count: 300_000))
         let reader = try LineReader(path: path)
         #expect(try reader.next() == "N: x")
         #expect(try reader.next() == "I: 0 0 0 0")
@@ -66,7 +66,7 @@ import KioskTestSupport
         let text = RecordingBuilder(screen: PixelSize(width: 800, height: 600)).text()
         let dir = TemporaryDirectory("evdev-tests")
         let path = dir.path + "/r.evemu"
-        try FileSystem.writeAtomically(path, Array(text.utf8))
+        try OutputFile.write(path, Array(text.utf8))
         let reader = try EvemuReader.open(path: path)
         #expect(reader.header == (try EvemuRecording.parse(text, file: path)).withoutEvents)
     }

@@ -1,6 +1,7 @@
 import Glibc
 import KioskCore
 import KioskRender
+import KioskTestSupport
 import Testing
 
 /// Scenes, pixel helpers and the golden-image comparison shared by the renderer tests.
@@ -109,7 +110,7 @@ enum Golden {
         let path = "\(directory)/\(name).png"
         let update = getenv("UPDATE_GOLDEN").map { String(cString: $0) } == "1"
         if update || access(path, F_OK) != 0 {
-            do { try PNGWriter.writePNG(frame, to: path) } catch {
+            do { writeFile(path, try PNGWriter.pngBytes(frame)) } catch {
                 Issue.record("could not write golden image: \(error)", sourceLocation: sourceLocation)
                 return
             }
@@ -129,7 +130,7 @@ enum Golden {
         guard !diff.matches else { return }
         mkdir(failureDirectory, 0o755)
         let actual = "\(failureDirectory)/\(name).actual.png"
-        try? PNGWriter.writePNG(frame, to: actual)
+        if let bytes = try? PNGWriter.pngBytes(frame) { writeFile(actual, bytes) }
         Issue.record("\(name) differs from its golden image: \(diff.summary); actual image: \(actual)",
                      sourceLocation: sourceLocation)
     }

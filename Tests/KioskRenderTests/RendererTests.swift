@@ -1,6 +1,7 @@
 import Glibc
 import KioskCore
 import KioskRender
+import KioskTestSupport
 import Testing
 
 /// What ends up in the pixels: colours, digits, arrows, text placement, the frame's layout.
@@ -97,7 +98,7 @@ import Testing
         let renderer = SceneRenderer(size: frame.size)
         renderer.render(frame)
         let path = "/tmp/bubble-kiosk-roundtrip-\(getpid()).png"
-        try PNGWriter.writePNG(renderer.frame, to: path)
+        writeFile(path, try PNGWriter.pngBytes(renderer.frame))
         defer { unlink(path) }
         let loaded = try PNGReader.readPNG(path)
         let diff = ImageDifference(renderer.frame, loaded)
