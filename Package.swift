@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "CLinux"),
@@ -24,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CSystemd", "CALSA", "CSndfile"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
         // The commands (argument parsing, backend wiring) as a library both executables link;

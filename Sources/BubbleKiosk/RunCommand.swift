@@ -16,8 +16,10 @@ struct RunCommand: KioskCommand {
                                 [--display window[:WxH] [--fullscreen]]  (bubble-kiosk-desktop)
         Runs the kiosk. --display drm (the default) shows it full screen through KMS on the first
         /dev/dri/card* with a connected screen (or CARD, or the card with --connector NAME such as
-        HDMI-A-1) in its preferred mode (or --mode); fbdev writes to /dev/fb0 (or the one named) on
-        boards without KMS. [display] rotation turns the picture for portrait mounting.
+        HDMI-A-1, which overrides [display] outputs) in its preferred mode (or --mode); with no
+        screen connected it waits for one, and follows screens plugged and unplugged. [display]
+        outputs = all mirrors the game on every screen. fbdev writes to /dev/fb0 (or the one named)
+        on boards without KMS. [display] rotation turns the picture for portrait mounting.
         --display virtual draws into memory (default 1280x800); --screenshot writes
         the screen as PNG on exit, --screenshot-every while running; --status prints one line a
         second; --attract starts the demo round at once; --duration stops after that many seconds
@@ -184,8 +186,8 @@ struct RunCommand: KioskCommand {
         case "drm":
             if arg != nil && args.value("drm-device") != nil { throw UsageError("give the card once: drm:CARD or --drm-device") }
             if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(echoed(m))'") }
-            return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), connector: args.value("connector"),
-                                  mode: args.value("mode"), rotation: settings.rotation)
+            return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), outputs: settings.outputSelection,
+                                  connector: args.value("connector"), mode: args.value("mode"), rotation: settings.rotation)
         case "fbdev":
             return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation)
         case "virtual":

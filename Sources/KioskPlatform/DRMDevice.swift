@@ -104,36 +104,49 @@ public final class DRMDevice {
         return DRMCrtcState(id: id, bufferID: p.buffer_id, x: p.x, y: p.y, mode: p.mode_valid != 0 ? p.mode : nil)
     }
 
-    /// A CRTC for `connector` per drm-howto: the one its current encoder feeds from, else the
-    /// first CRTC one of its encoders can use that no other connector is using.
-    public func chooseCRTC(for connector: DRMConnector, resources: DRMResources) -> UInt32? {
+    /// A CRTC for each of `connectors` (nil where none is left), per drm-howto.
+    public func assignCRTCs(for connectors: [DRMConnector], resources: DRMResources) -> [UInt32?] {
         var encoders: [UInt32: DRMEncoder] = [:]
         for id in resources.encoderIDs { encoders[id] = encoder(id: id) }
-        // CRTCs lit for other screens (console clones): taking one would blank that screen.
+        // CRTCs lit for screens the kiosk does not use (console clones): taking one would blank that screen.
+        let ours = Set(connectors.map(\.id))
         var busy: Set<UInt32> = []
-        for id in resources.connectorIDs where id != connector.id {
+        for id in resources.connectorIDs where !ours.contains(id) {
             if let c = drmModeGetConnectorCurrent(fd, id) {
                 if c.pointee.encoder_id != 0, let crtc = encoders[c.pointee.encoder_id]?.crtcID, crtc != 0 { busy.insert(crtc) }
                 drmModeFreeConnector(c)
             }
         }
-        return Self.chooseCRTC(for: connector, encoders: encoders, crtcIDs: resources.crtcIDs, busy: busy)
+        return Self.assignCRTCs(for: connectors, encoders: encoders, crtcIDs: resources.crtcIDs, busy: busy)
     }
 
-    /// The choice itself, without the kernel (tested on its own).
-    public static func chooseCRTC(for connector: DRMConnector, encoders: [UInt32: DRMEncoder],
-                                  crtcIDs: [UInt32], busy: Set<UInt32> = []) -> UInt32? {
-        if let current = encoders[connector.currentEncoderID], current.crtcID != 0,
-           crtcIDs.contains(current.crtcID) {
-            return current.crtcID
-        }
-        for encoderID in connector.encoderIDs {
-            guard let encoder = encoders[encoderID] else { continue }
-            for (i, crtc) in crtcIDs.enumerated() where i < 32 && encoder.possibleCRTCs & (1 << UInt32(i)) != 0 {
-                if !busy.contains(crtc) { return crtc }
+    /// The choice itself, without the kernel (tested on its own): first every connector keeps
+    /// the CRTC its current encoder feeds from (no picture moves), then each of the others gets
+    /// the first CRTC one of its encoders can use that is neither busy nor taken.
+    public static func assignCRTCs(for connectors: [DRMConnector], encoders: [UInt32: DRMEncoder],
+                                   crtcIDs: [UInt32], busy: Set<UInt32> = []) -> [UInt32?] {
+        var result: [UInt32?] = Array(repeating: nil, count: connectors.count)
+        var taken: Set<UInt32> = []
+        for (n, connector) in connectors.enumerated() {
+            if let current = encoders[connector.currentEncoderID], current.crtcID != 0,
+               crtcIDs.contains(current.crtcID), !taken.contains(current.crtcID) {
+                result[n] = current.crtcID
+                taken.insert(current.crtcID)
             }
         }
-        return nil
+        for (n, connector) in connectors.enumerated() where result[n] == nil {
+            search: for encoderID in connector.encoderIDs {
+                guard let encoder = encoders[encoderID] else { continue }
+                for (i, crtc) in crtcIDs.enumerated() where i < 32 && encoder.possibleCRTCs & (1 << UInt32(i)) != 0 {
+                    if !busy.contains(crtc) && !taken.contains(crtc) {
+                        result[n] = crtc
+                        taken.insert(crtc)
+                        break search
+                    }
+                }
+            }
+        }
+        return result
     }
 
     /// Shows `bufferID` on `crtcID` for `connectorID` in `mode` (a full mode set; blocks).

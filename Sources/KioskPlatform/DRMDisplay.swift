@@ -2,64 +2,79 @@ internal import CDRM
 import Glibc
 import KioskCore
 
-/// The kiosk full screen through DRM/KMS: two dumb buffers, page flips completed in the event
-/// loop, only damaged rectangles copied, and the CRTC given back as it was on exit.
+/// The kiosk full screen through DRM/KMS on the screens `[display] outputs` picks: the main one
+/// shows the game (turned by `rotation`), the others mirror it scaled (`DRMOutput`). Page flips
+/// complete in the event loop; only damaged rectangles are copied; each CRTC is given back as
+/// it was on exit.
 ///
-/// The first present sets the mode (drmModeSetCrtc); later ones copy damage into the back
-/// buffer and flip with DRM_MODE_PAGE_FLIP_EVENT, and `canPresent` stays false until the
-/// event arrives. Where the driver refuses flips, every present uses drmModeSetCrtc instead.
+/// Screens come and go: the card's hotplug events (`DeviceEventMonitor`) make it probe the
+/// connectors again and choose, set modes and repaint anew. With no screen connected it waits
+/// (`screenCount` 0) instead of failing; the game goes on meanwhile.
 ///
 /// `suspend()` (a VT switch away) drops DRM master; `resume()` takes it back and makes the next
 /// present a full mode set. A flip or mode set refused for want of master (EACCES, EPERM) throws
 /// `DisplayError.lost` and stops presenting until `resume()` succeeds.
 public final class DRMDisplay: Display {
-    public let name: String
-    /// The size the game lays out for: the mode, turned by `rotation`.
-    public let size: PixelSize
-    public let reportedPxPerMM: Double?
-    /// Degrees clockwise the picture is turned on the panel.
+    /// The size the game lays out for: the main screen's mode, turned by `rotation` (while no
+    /// screen was ever connected, `waitingSize` or the `--mode` asked for).
+    public private(set) var size: PixelSize
+    public private(set) var reportedPxPerMM: Double?
+    /// Degrees clockwise the picture is turned on the main panel.
     public let rotation: Int
     public let devicePath: String
-    public let connector: DRMConnector
-    public let mode: DRMMode
     public var onVisible: ((TimeStamp) -> Void)?
+    public var onResize: (() -> Void)?
+    public var onScreensChanged: (() -> Void)?
     public var eventFD: Int32? { device.fd }
-    /// Frames shown with a flip and with a mode set, and bytes copied into scanout buffers.
+    public var hotplugFD: Int32? { hotplug?.fd }
+    public var screenCount: Int { outputs.count }
+    /// Frames the main screen showed with a flip and with a mode set, and bytes copied into
+    /// scanout buffers (all screens).
     public private(set) var flips = 0
     public private(set) var modeSets = 0
     public private(set) var bytesCopied = 0
+    /// Switched off for the display's sleep.
+    public private(set) var isPoweredOn = true
 
-    private let device: DRMDevice
-    private let crtcID: UInt32
+    /// The game's size before any screen was seen: the kiosk lays out again when one comes.
+    public static let waitingSize = PixelSize(width: 1280, height: 800)
+    /// A flip event this late was lost (a driver bug): present again rather than freeze.
+    static let flipTimeout = Duration.milliseconds(500)
+    /// More screens than this on one card are not driven (flip results are kept per slot).
+    static let mostScreens = 8
+
+    let device: DRMDevice
     private let turn: ScreenRotation
-    private let saved: DRMCrtcState
-    private let buffers: [DumbBuffer]
-    /// Per buffer: game rectangles presented while it was not the one being drawn.
-    private var missed: [[PixelRect]]
-    /// The buffer on screen (or about to be, while a flip is pending).
-    private var front = 0
-    private var modeIsSet = false
+    private let selection: OutputSelection
+    private let request: DRMModeRequest?
+    private let hotplug: DeviceEventMonitor?
+    /// `card0`: the name this card's events carry.
+    private let cardName: String
+    /// Main first.
+    private var outputs: [DRMOutput] = []
+    /// Each CRTC's state before the kiosk first used it: what the exit puts back.
+    private var savedCRTCs: [UInt32: DRMCrtcState] = [:]
+    /// Where page flips report, one per output position, alive as long as the display: an event
+    /// of a screen dropped with its flip in flight still lands in memory that exists.
+    private let flipSlots: UnsafeMutablePointer<CDRM_flip_result>
     private var restored = false
-    private var flipsWork = true
-    private var flipPendingSince: TimeStamp?
     /// Switched away (master dropped on purpose), or master taken or refused: no presenting.
     private var suspended = false
     private var masterLost = false
-    /// Switched off for the display's sleep; `crtcOff` when that took disabling the CRTC (no
-    /// usable DPMS property).
-    public private(set) var isPoweredOn = true
-    private var crtcOff = false
+    /// A probe that came while the card was not ours: done on `resume()`.
+    private var probePending = false
     private var flipTimeouts = RateLimitedLog()
-    private let flipResult: UnsafeMutablePointer<CDRM_flip_result>
-    /// A flip event this late was lost (a driver bug): present again rather than freeze.
-    private static let flipTimeout = Duration.milliseconds(500)
+    private var mirrorFailures = RateLimitedLog()
+    private var said: Set<String> = []
 
-    /// Opens the card (`devicePath`, or the first /dev/dri/card* with a connected screen, or
-    /// with the connector `connectorName`), becomes DRM master, picks the mode (`mode` as
-    /// WxH[@Hz], else the preferred one) and a CRTC, saves that CRTC's state and allocates the
-    /// buffers. Nothing on screen changes until the first `present`.
-    public init(devicePath: String?, connector connectorName: String?, mode modeText: String?,
-                rotation: Int) throws {
+    /// Opens the card (`devicePath`, or the first /dev/dri/card* with a screen `outputs` picks,
+    /// or with the connector `connector` when given: that one overrides `outputs`), becomes DRM
+    /// master, and sets up the screens that are connected now (none is no error: it waits).
+    /// Nothing on screen changes until the first `present`.
+    /// Throws when waiting cannot help: no card with a display engine, a connector that no
+    /// card has, a mode the connected screen does not offer.
+    public init(devicePath: String?, outputs selection: OutputSelection = .first, connector connectorName: String?,
+                mode modeText: String?, rotation: Int) throws {
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
@@ -70,92 +85,232 @@ public final class DRMDisplay: Display {
             }
             request = r
         }
-        let (device, resources, connector) = try Self.discover(devicePath: devicePath, connectorName: connectorName)
+        let selection = connectorName.map { OutputSelection.named([$0]) } ?? selection
+        let (device, connectors) = try Self.discover(devicePath: devicePath, selection: selection, required: connectorName)
         try device.becomeMaster()
-        guard let mode = DRMModeRequest.choose(request, among: connector.modes) else {
-            throw DisplaySetupError.notFound("\(device.path) \(connector.name): no mode \(request.map { "\($0)" } ?? "") "
-                + "(it offers \(connector.modes.map(\.description).joined(separator: " ")))")
-        }
         guard device.supportsDumbBuffers else {
             throw DisplaySetupError.unsupported("\(device.path): the driver has no dumb buffers; try --display fbdev")
         }
-        guard let crtcID = device.chooseCRTC(for: connector, resources: resources) else {
-            throw DisplaySetupError.unsupported("\(device.path) \(connector.name): no free CRTC can drive it")
+        let chosen = selection.choose(among: connectors.map(Self.candidate))
+        if let request, let main = chosen.first.map({ connectors[$0] }), DRMModeRequest.choose(request, among: main.modes) == nil {
+            throw DisplaySetupError.notFound("\(device.path) \(main.name): no mode \(request) "
+                + "(it offers \(main.modes.map(\.description).joined(separator: " ")))")
         }
         self.device = device
         self.devicePath = device.path
-        self.connector = connector
-        self.mode = mode
-        self.crtcID = crtcID
+        cardName = String(device.path.split(separator: "/").last ?? "card")
         self.turn = turn
         self.rotation = rotation
-        saved = try device.crtcState(id: crtcID)
-        buffers = try (0..<2).map { _ in try DumbBuffer(device: device, width: mode.width, height: mode.height) }
-        size = turn.logicalSize(panel: mode.size)
-        missed = [[], []]
-        reportedPxPerMM = PixelDensity.pxPerMM(pixels: mode.size, mmWidth: connector.mmWidth, mmHeight: connector.mmHeight)
-        name = "drm:\(device.path):\(connector.name):\(mode)" + (rotation != 0 ? ":rot\(rotation)" : "")
-        flipResult = .allocate(capacity: 1)
-        flipResult.initialize(to: CDRM_flip_result())
+        self.selection = selection
+        self.request = request
+        size = turn.logicalSize(panel: request.map { PixelSize(width: $0.width, height: $0.height) } ?? Self.waitingSize)
+        flipSlots = .allocate(capacity: Self.mostScreens)
+        flipSlots.initialize(repeating: CDRM_flip_result(), count: Self.mostScreens)
+        do {
+            hotplug = try DeviceEventMonitor(subsystem: "drm")
+        } catch {
+            hotplug = nil
+            Console.log(.warning, "screens plugged in later are seen only by polling: \(error)")
+        }
+        _ = configure(connectors)
+        if outputs.isEmpty {
+            Console.log(.notice, "\(device.path): no screen connected (\(Self.connectorList(connectors))); waiting for a display")
+        }
     }
 
     deinit {
         restore()
-        flipResult.deallocate()
+        flipSlots.deallocate()
     }
 
-    /// The card and connector to use. A named card must work; otherwise cards are tried in
-    /// order and the first with the named (or any) connected connector wins, because card
-    /// numbers change between boots.
-    static func discover(devicePath: String?, connectorName: String?) throws -> (DRMDevice, DRMResources, DRMConnector) {
+    /// `drm:/dev/dri/card0:HDMI-A-1:1920x1080@60` (mirrors follow with `+`), `...:no-screen`.
+    public var name: String {
+        let screens = outputs.isEmpty ? "no-screen" : outputs.map(\.label).joined(separator: "+")
+        return "drm:\(devicePath):\(screens)" + (rotation != 0 ? ":rot\(rotation)" : "")
+    }
+
+    /// The screens in use, main first (`HDMI-A-1:1920x1080@60`).
+    public var screenLabels: [String] { outputs.map(\.label) }
+
+    // MARK: finding the card and the screens
+
+    /// The card to use, with its connectors. A named card must work; otherwise cards are tried
+    /// in order and the first where `selection` finds a screen wins (card numbers change
+    /// between boots), else the first card with a display engine, to wait on.
+    static func discover(devicePath: String?, selection: OutputSelection,
+                         required connectorName: String?) throws -> (DRMDevice, [DRMConnector]) {
         let paths = devicePath.map { [$0] } ?? DRMDevice.cardPaths()
         guard !paths.isEmpty else {
             throw DisplaySetupError.noDisplay("no /dev/dri/card* (no KMS driver loaded?); try --display fbdev")
         }
         var seen: [String] = []
         var firstError: Error?
-        var undetected: (DRMDevice, DRMResources, DRMConnector)?
+        var waitOn: (DRMDevice, [DRMConnector])?
         for path in paths {
             do {
                 let device = try DRMDevice(path: path)
-                let resources = try device.resources()
-                let connectors = try resources.connectorIDs.map { try device.connector(id: $0) }
-                if let wanted = connectorName {
-                    if let c = connectors.first(where: { $0.name == wanted }) {
-                        guard c.mayBeUsable else {
-                            throw DisplaySetupError.noDisplay("\(path): connector \(wanted) is \(c.status.rawValue)")
-                        }
-                        return (device, resources, c)
-                    }
-                } else if let c = connectors.first(where: \.isUsable) {
-                    return (device, resources, c)
-                } else if undetected == nil, let c = connectors.first(where: \.mayBeUsable) {
-                    undetected = (device, resources, c)
+                let connectors = try device.connectors()
+                seen.append("\(path): \(connectors.isEmpty ? "no connectors" : connectorList(connectors))")
+                if let wanted = connectorName, !connectors.contains(where: { $0.name.lowercased() == wanted.lowercased() }) {
+                    continue
                 }
-                let list = connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", ")
-                seen.append("\(path): \(list.isEmpty ? "no connectors" : list)")
+                if !selection.choose(among: connectors.map(candidate)).isEmpty { return (device, connectors) }
+                if waitOn == nil && !connectors.isEmpty { waitOn = (device, connectors) }
             } catch {
                 if devicePath != nil { throw error }
                 firstError = firstError ?? error
                 seen.append("\(error)")
             }
         }
-        if let undetected { return undetected }
+        if let waitOn { return waitOn }
         // Only errors (say, permission denied on the one card): that error says it best.
         if let firstError, seen.count == 1 { throw firstError }
-        let what = connectorName.map { "connector \($0)" } ?? "a connected screen"
+        let what = connectorName.map { "connector \($0)" } ?? "a display engine"
         throw DisplaySetupError.noDisplay("no DRM card with \(what) (\(seen.joined(separator: "; ")))")
     }
 
-    public var canPresent: Bool {
-        guard !restored, !suspended, !masterLost else { return false }
-        guard let since = flipPendingSince else { return true }
-        if EventLoop.now() - since < Self.flipTimeout { return false }
-        if flipTimeouts.note() {
-            Console.log(.warning, "\(name): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
-                + "going on (\(flipTimeouts.count) times)")
+    static func connectorList(_ connectors: [DRMConnector]) -> String {
+        connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", ")
+    }
+
+    /// A connector as `OutputSelection` sees it.
+    static func candidate(_ c: DRMConnector) -> OutputCandidate {
+        let presence: OutputCandidate.Presence = switch c.status {
+        case .connected: .connected
+        case .disconnected: .disconnected
+        case .unknown: .unknown
         }
-        flipPendingSince = nil
+        return OutputCandidate(name: c.name, presence: presence, hasModes: !c.modes.isEmpty)
+    }
+
+    /// Probes the connectors again (a hotplug event, or the runtime's poll while it waits) and
+    /// sets the screens up anew: every screen gets a full mode set with the next present, which
+    /// also brings back a monitor that lost its signal. Calls `onResize` when the main screen's
+    /// size changed and `onScreensChanged` always.
+    public func probeScreens() {
+        guard !restored else { return }
+        if suspended || masterLost {
+            probePending = true
+            return
+        }
+        let connectors: [DRMConnector]
+        do {
+            connectors = try device.connectors()
+        } catch {
+            Console.log(.error, "probing the screens: \(error)")
+            return
+        }
+        let resized = configure(connectors)
+        if resized { onResize?() }
+        onScreensChanged?()
+    }
+
+    /// Reads the card's hotplug events; any event of this card (a plug, an unplug, a `change`)
+    /// is a reason to probe again.
+    public func handleHotplug() {
+        guard let hotplug else { return }
+        let events = hotplug.drain().filter { $0.name == cardName || $0.name.hasPrefix(cardName + "-") }
+        guard let event = events.last else { return }
+        Console.log(.info, "\(devicePath): \(event.action) event\(event.isHotplug ? " (hotplug)" : ""); probing the screens")
+        probeScreens()
+    }
+
+    /// Chooses the screens among `connectors` and makes their outputs; returns whether the
+    /// game's size changed.
+    private func configure(_ connectors: [DRMConnector]) -> Bool {
+        let chosen = Array(selection.choose(among: connectors.map(Self.candidate)).prefix(Self.mostScreens)).map { connectors[$0] }
+        for name in selection.unknownNames(among: connectors.map(Self.candidate)) {
+            sayOnce("[display] outputs names \(name), which \(devicePath) does not have (it has \(connectors.map(\.name).joined(separator: ", ")))")
+        }
+        var plan: [(DRMConnector, DRMMode)] = []
+        for (i, connector) in chosen.enumerated() {
+            var mode = DRMModeRequest.choose(i == 0 ? request : nil, among: connector.modes)
+            if mode == nil, let request {
+                sayOnce("\(connector.name): no mode \(request); using its preferred one")
+                mode = DRMModeRequest.choose(nil, among: connector.modes)
+            }
+            if let mode { plan.append((connector, mode)) }
+        }
+        let before = outputs.map(\.label)
+        for output in outputs { output.waitForPendingFlip(limit: Self.flipTimeout) }
+        let newSize = plan.first.map { turn.logicalSize(panel: $0.1.size) } ?? size
+        // Outputs that stay as they are keep their buffers; the others go first, so their CRTCs
+        // are free (removing a framebuffer on screen turns its CRTC off).
+        var keep: [UInt32: DRMOutput] = [:]
+        for (n, (connector, mode)) in plan.enumerated() {
+            if let old = outputs.first(where: { $0.connector.id == connector.id && $0.mode.isSame(as: mode) }),
+               old.placement == placement(main: n == 0, panel: mode.size, game: newSize) {
+                keep[connector.id] = old
+            }
+        }
+        outputs = []
+        let crtcs: [UInt32?]
+        do {
+            crtcs = device.assignCRTCs(for: plan.map(\.0), resources: try device.resources())
+        } catch {
+            Console.log(.error, "probing the screens: \(error)")
+            return false
+        }
+        for (n, (connector, mode)) in plan.enumerated() {
+            guard let crtc = crtcs[n] else {
+                sayOnce("\(connector.name): no free CRTC can drive it (the card drives \(n) screens at most)")
+                continue
+            }
+            if savedCRTCs[crtc] == nil { savedCRTCs[crtc] = try? device.crtcState(id: crtc) }
+            let slot = flipSlots + outputs.count
+            if let old = keep[connector.id], old.crtcID == crtc, old.flipResult == slot {
+                outputs.append(old)
+                continue
+            }
+            slot.pointee = CDRM_flip_result()
+            do {
+                outputs.append(try DRMOutput(device: device, connector: connector, crtcID: crtc, mode: mode,
+                                             placement: placement(main: outputs.isEmpty, panel: mode.size, game: newSize),
+                                             flipResult: slot))
+            } catch {
+                Console.log(.error, "\(connector.name) \(mode): \(error)")
+            }
+        }
+        for output in outputs { output.forget() }
+        if let main = outputs.first {
+            reportedPxPerMM = PixelDensity.pxPerMM(pixels: main.mode.size, mmWidth: main.connector.mmWidth,
+                                                   mmHeight: main.connector.mmHeight)
+        }
+        let after = outputs.map(\.label)
+        if after != before {
+            if after.isEmpty {
+                Console.log(.warning, "\(devicePath): no screen connected (\(Self.connectorList(connectors))); "
+                    + "waiting for a display, the game goes on")
+            } else {
+                Console.log(.notice, "\(devicePath): showing on \(after[0])"
+                    + (after.count > 1 ? ", mirrored on \(after.dropFirst().joined(separator: ", "))" : ""))
+            }
+        }
+        let resized = newSize != size
+        size = newSize
+        return resized
+    }
+
+    private func placement(main: Bool, panel: PixelSize, game: PixelSize) -> DRMOutput.Placement {
+        main ? .turned(turn) : .mirrored(MirrorFit(source: game, target: panel))
+    }
+
+    private func sayOnce(_ line: String) {
+        if said.insert(line).inserted { Console.log(.warning, line) }
+    }
+
+    // MARK: presenting
+
+    public var canPresent: Bool {
+        guard !restored, !suspended, !masterLost, !outputs.isEmpty else { return false }
+        let now = EventLoop.now()
+        for output in outputs where output.flipPendingSince != nil {
+            guard output.dropLateFlip(olderThan: Self.flipTimeout, now: now) else { return false }
+            if flipTimeouts.note() {
+                Console.log(.warning, "\(output.label): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
+                    + "going on (\(flipTimeouts.count) times)")
+            }
+        }
         return true
     }
 
@@ -164,80 +319,59 @@ public final class DRMDisplay: Display {
         guard frame.size == size else {
             throw DisplaySetupError.unsupported("\(name): picture \(frame.size) does not fit the display's \(size)")
         }
-        guard flipPendingSince == nil else {
-            // Drawing now would write into the buffer still on screen.
+        guard outputs.allSatisfy({ $0.flipPendingSince == nil }) else {
+            // Drawing now would write into a buffer still on screen.
             throw SystemError("present", "\(name): a page flip is still pending", errno: EBUSY)
         }
-        // Switched away: the frame is shown in full on resume. Lost: only resume() helps.
-        guard !suspended else { return }
+        // Switched away: the frame is shown in full on resume. No screen: nothing to show on.
+        guard !suspended, !outputs.isEmpty else { return }
         guard !masterLost else { throw DisplayError.lost("\(name): not DRM master; resume() first") }
-        let bounds = frame.bounds
-        guard modeIsSet else {
-            // The whole picture into one buffer, then the mode set that puts it on screen.
-            copy(frame, [bounds], into: buffers[0])
-            try setCrtc(buffers[0])
-            modeIsSet = true
-            modeSets += 1
-            front = 0
-            missed = [[], [bounds]]
-            onVisible?(EventLoop.now())
-            return
+        var visibleNow = false
+        for (n, output) in outputs.enumerated() {
+            do {
+                switch try output.present(frame, damage: damage, copied: &bytesCopied) {
+                case .now:
+                    if n == 0 {
+                        modeSets += 1
+                        visibleNow = true
+                    }
+                case .flipQueued:
+                    if n == 0 { flips += 1 }
+                }
+            } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
+                masterLost = true
+                throw DisplayError.lost("\(error)")
+            } catch where n > 0 {
+                // A mirror that fails must not take the main screen with it.
+                if mirrorFailures.note() { Console.log(.error, "\(output.label): \(error) (\(mirrorFailures.count) times)") }
+            }
         }
-        let back = 1 - front
-        copy(frame, DamageRegion.merged(missed[back] + damage, within: bounds), into: buffers[back])
-        missed[back] = []
-        missed[front] = DamageRegion.merged(missed[front] + damage, within: bounds)
-        if flipsWork {
-            if CDRM_page_flip(device.fd, crtcID, buffers[back].fbID, flipResult) == 0 {
-                front = back
-                flips += 1
-                flipPendingSince = EventLoop.now()
-                return
-            }
-            let code = errno
-            if code == EACCES || code == EPERM {
-                throw lost(SystemError("drmModePageFlip", "\(name) CRTC \(crtcID)", errno: code))
-            }
-            if code == EBUSY {
-                // Transient: the back buffer keeps the frame.
-                throw SystemError("drmModePageFlip", "\(name) CRTC \(crtcID)", errno: code)
-            }
-            flipsWork = false
-            Console.log(.warning, "\(name): page flips refused (\(String(cString: strerror(code))), "
-                + "errno \(code)); showing each frame with drmModeSetCrtc")
-        }
-        try setCrtc(buffers[back])
-        front = back
-        modeSets += 1
-        onVisible?(EventLoop.now())
+        if visibleNow { onVisible?(EventLoop.now()) }
     }
 
     public func handleEvents() {
         if uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
             Console.log(.error, "\(SystemError("drmHandleEvent", name))")
         }
-        guard flipResult.pointee.done != 0 else { return }
-        flipResult.pointee.done = 0
-        flipPendingSince = nil
-        // The kernel stamps the event with CLOCK_MONOTONIC, the clock the event loop uses.
-        let r = flipResult.pointee
-        onVisible?(TimeStamp(seconds: Int64(r.tv_sec), microseconds: Int64(r.tv_usec)))
+        for (n, output) in outputs.enumerated() {
+            if let shown = output.takeCompletedFlip(), n == 0 { onVisible?(shown) }
+        }
     }
 
-    /// The buffer on screen, in the panel's orientation. Reads display memory, which is slow:
-    /// for occasional screenshots only.
+    /// The main screen's buffer, in the panel's orientation (black without a screen). Reads
+    /// display memory, which is slow: for occasional screenshots only.
     public func snapshot() -> PixelBuffer {
-        let shot = PixelBuffer(size: mode.size)
-        if modeIsSet { shot.copyRows(from: buffers[front].pixels, sourceStride: Int(buffers[front].pitch)) }
-        return shot
+        outputs.first?.snapshot() ?? PixelBuffer(size: turn.logicalSize(panel: size))
     }
 
-    /// Drops DRM master for a VT switch away, after the flip in flight (if any) completed, so
+    // MARK: the VT, power and the exit
+
+    /// Drops DRM master for a VT switch away, after the flips in flight (if any) completed, so
     /// the console or the next VT's program can set its own mode. Only the first call acts.
     public func suspend() {
         guard !restored, !suspended else { return }
         suspended = true
-        waitForPendingFlip()
+        for output in outputs { output.waitForPendingFlip(limit: Self.flipTimeout) }
         do {
             try device.dropMaster()
         } catch {
@@ -245,8 +379,9 @@ public final class DRMDisplay: Display {
         }
     }
 
-    /// Becomes DRM master again and forgets what the screen showed: the next present sets the
-    /// mode with the whole frame. Throws `DisplayError.lost` while another program is master.
+    /// Becomes DRM master again and forgets what the screens showed: the next present sets the
+    /// modes with the whole frame; screens plugged meanwhile are probed now. Throws
+    /// `DisplayError.lost` while another program is master.
     public func resume() throws {
         guard !restored else { return }
         if !device.isMaster && drmSetMaster(device.fd) != 0 {
@@ -257,116 +392,56 @@ public final class DRMDisplay: Display {
         }
         suspended = false
         masterLost = false
-        flipPendingSince = nil
-        modeIsSet = false
-        front = 0
-        missed = [[], []]
+        for output in outputs { output.forget() }
         if !isPoweredOn {
-            // Asleep while away: the console (or another program) switched the screen on meanwhile.
+            // Asleep while away: the console (or another program) switched the screens on meanwhile.
             isPoweredOn = true
-            crtcOff = false
+            for output in outputs { output.forgetPower() }
             do { try setPower(on: false) } catch { Console.log(.warning, "switching the screen off again: \(error)") }
+        }
+        if probePending {
+            probePending = false
+            probeScreens()
         }
     }
 
-    /// Switches the screen off through the connector's DPMS property, or by disabling the CRTC
-    /// where that is refused, after the flip in flight; on again the same way (a disabled CRTC
-    /// gets a full mode set with the next present).
+    /// Switches every screen off through its DPMS property, or by disabling its CRTC where that
+    /// is refused, after the flips in flight; on again the same way (a disabled CRTC gets a full
+    /// mode set with the next present).
     public func setPower(on: Bool) throws {
         guard !restored, on != isPoweredOn else { return }
         if !on {
-            waitForPendingFlip()
-            do {
-                try device.setDPMS(.off, connectorID: connector.id)
-            } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
-                throw error
-            } catch {
-                try device.disableCrtc(crtcID)
-                crtcOff = true
-                modeIsSet = false
-            }
-            isPoweredOn = false
-            return
+            for output in outputs { output.waitForPendingFlip(limit: Self.flipTimeout) }
         }
-        if crtcOff {
-            crtcOff = false
-            front = 0
-            missed = [[], []]
-        } else {
-            try device.setDPMS(.on, connectorID: connector.id)
+        var firstError: Error?
+        for output in outputs {
+            do { try output.setPower(on: on) } catch { firstError = firstError ?? error }
         }
-        isPoweredOn = true
+        isPoweredOn = on
+        if let firstError { throw firstError }
     }
 
-    /// Puts the saved CRTC back with its framebuffer, position, mode and our connector (the
+    /// Puts each screen's saved CRTC back with its framebuffer, position, mode and connector (the
     /// kernel refuses a mode set without a connector), or turns it off if it was off. Safe to
     /// call more than once; only the first call acts.
     public func restore() {
         guard !restored else { return }
         // Asleep: the console must not come back dark.
         if !isPoweredOn && !suspended && !masterLost {
-            let wasOff = crtcOff
             do { try setPower(on: true) } catch { Console.log(.error, "switching the screen on: \(error)") }
-            if wasOff { modeIsSet = true }
         }
         restored = true
         // Switched away or lost: the screen is someone else's now, and not ours to change.
-        guard modeIsSet, !suspended, !masterLost else { return }
-        waitForPendingFlip()
-        do {
-            if saved.bufferID != 0, let modeInfo = saved.mode {
-                try device.setCrtc(saved.id, bufferID: saved.bufferID, x: saved.x, y: saved.y,
-                                   connectorID: connector.id, modeInfo: modeInfo)
-            } else {
-                try device.disableCrtc(saved.id)
+        guard !suspended, !masterLost else { return }
+        for output in outputs {
+            output.waitForPendingFlip(limit: Self.flipTimeout)
+            guard let saved = savedCRTCs[output.crtcID] else { continue }
+            do {
+                try output.restore(saved)
+            } catch {
+                // Closing the card still hands the screen back to the console (fbdev emulation).
+                Console.log(.error, "restoring the screen \(output.connector.name): \(error)")
             }
-        } catch {
-            // Closing the card still hands the screen back to the console (fbdev emulation).
-            Console.log(.error, "restoring the screen: \(error)")
-        }
-    }
-
-    /// A mode set of `buffer` on our CRTC; refused for want of master, the display is lost.
-    private func setCrtc(_ buffer: DumbBuffer) throws {
-        do {
-            try device.setCrtc(crtcID, bufferID: buffer.fbID, connectorID: connector.id, mode: mode)
-        } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
-            throw lost(error)
-        }
-    }
-
-    /// Marks master as lost (no presenting until `resume()`) and makes the error to throw.
-    private func lost(_ error: SystemError) -> DisplayError {
-        masterLost = true
-        return .lost("\(error)")
-    }
-
-    /// Some drivers refuse a mode set while a flip is queued: let it finish first (bounded).
-    private func waitForPendingFlip() {
-        guard flipPendingSince != nil else { return }
-        var waited = Duration.zero
-        var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
-        while flipResult.pointee.done == 0 && waited < Self.flipTimeout {
-            let ready = uninterrupted { poll(&pfd, 1, 50) }
-            if ready < 0 {
-                Console.log(.error, "\(SystemError("poll", "\(name) waiting for a page flip"))")
-                break
-            }
-            if ready > 0 && uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
-                Console.log(.error, "\(SystemError("drmHandleEvent", name))")
-                break
-            }
-            waited += .milliseconds(50)
-        }
-        flipResult.pointee.done = 0
-        flipPendingSince = nil
-    }
-
-    private func copy(_ frame: PixelBuffer, _ rects: [PixelRect], into buffer: DumbBuffer) {
-        for rect in rects {
-            turn.copy(rect, from: frame.pixels, sourceStride: frame.stride, logical: size,
-                      to: buffer.pixels, destinationStride: buffer.pitch)
-            bytesCopied += rect.area * 4
         }
     }
 }

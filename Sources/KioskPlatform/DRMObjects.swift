@@ -34,6 +34,14 @@ public struct DRMMode: CustomStringConvertible {
     }
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
+
+    /// The same timing: the kernel's record field by field (two modes of one size can differ in
+    /// refresh, interlacing or pixel clock).
+    public func isSame(as other: DRMMode) -> Bool {
+        let a = info, b = other.info
+        return a.clock == b.clock && a.hdisplay == b.hdisplay && a.vdisplay == b.vdisplay && a.htotal == b.htotal
+            && a.vtotal == b.vtotal && a.vrefresh == b.vrefresh && a.flags == b.flags
+    }
     /// `1280x800@75`, `1920x1080i@60` when interlaced.
     public var description: String { "\(width)x\(height)\(isInterlaced ? "i" : "")@\(refresh)" }
 }

@@ -43,9 +43,20 @@ public protocol Display: AnyObject {
     /// Switches the screen off (DPMS off: no signal, the panel's backlight off) or on again, for
     /// the display's sleep; nothing is presented while it is off. Throws when the device refuses.
     func setPower(on: Bool) throws
-    /// Called after `size` changed (a desktop window resized); the next `present` brings a
-    /// picture of the new size. Displays of one size never call it.
+    /// Called after `size` changed (a desktop window resized, another monitor became main); the
+    /// next `present` brings a picture of the new size. Displays of one size never call it.
     var onResize: (() -> Void)? { get set }
+    /// Screens showing the game now; 0 while the display waits for one to be connected.
+    var screenCount: Int { get }
+    /// Called after screens came or went (after `onResize` when the size changed too): repaint
+    /// everything, and look at `screenCount` again.
+    var onScreensChanged: (() -> Void)? { get set }
+    /// A descriptor the event loop watches for screens plugged and unplugged, if any.
+    var hotplugFD: Int32? { get }
+    /// Handles readable `hotplugFD`.
+    func handleHotplug()
+    /// Looks for screens again now (while waiting for one, in case an event was missed).
+    func probeScreens()
 }
 
 extension Display {
@@ -59,6 +70,16 @@ extension Display {
     /// Displays without power control stay on.
     public var isPoweredOn: Bool { true }
     public func setPower(on: Bool) throws {}
+
+    /// Displays with a screen of their own always have it.
+    public var screenCount: Int { 1 }
+    public var onScreensChanged: (() -> Void)? {
+        get { nil }
+        set {}
+    }
+    public var hotplugFD: Int32? { nil }
+    public func handleHotplug() {}
+    public func probeScreens() {}
 
     /// Displays of one size take no resize observer.
     public var onResize: (() -> Void)? {

@@ -3,9 +3,61 @@ import KioskCore
 import KioskPlatform
 import KioskRender
 
-/// Losing the display and getting it back: DRM master taken away, the VT switched; and a
-/// display that changed size (a desktop window resized).
+/// Losing the display and getting it back: DRM master taken away, the VT switched; screens
+/// unplugged and plugged; a display that changed size (a desktop window resized, another
+/// monitor became main); and the watchdog that wants frames to reach the screen.
 extension KioskRuntime {
+    /// While no screen is connected, how often the connectors are probed besides the hotplug
+    /// events (which a sandbox without netlink never sees), and without them.
+    static let screenProbePeriod = Duration.seconds(30)
+    static let screenProbePeriodWithoutEvents = Duration.seconds(5)
+
+    /// Screens came or went: everything is painted again (the modes were set anew); with none
+    /// left the kiosk waits, and the game goes on meanwhile.
+    func screensChanged(at now: TimeStamp) {
+        presenter.repaintAll()
+        if display.screenCount == 0 {
+            waitForScreen(at: now)
+        } else {
+            loop.arm(screenProbeTimer, at: nil)
+            if let since = screenWaitSince {
+                screenWaitSince = nil
+                log(.notice, "display \(display.name): a screen after \(NumberText.decimal((now - since).inSeconds, places: 1)) s of waiting")
+            }
+        }
+        loop.arm(frameTimer, at: now)
+        reportStatus()
+    }
+
+    /// No screen: said once per spell (the log, STATUS=, the metrics), and the connectors are
+    /// probed now and then. Waiting is running as intended, so systemd hears READY=1 now.
+    func waitForScreen(at now: TimeStamp) {
+        if screenWaitSince == nil {
+            screenWaitSince = now
+            log(.warning, "no screen connected: waiting for a display; the game goes on")
+            service.ready(status: serviceStatus)
+        }
+        let period = display.hotplugFD == nil ? Self.screenProbePeriodWithoutEvents : Self.screenProbePeriod
+        loop.arm(screenProbeTimer, at: now + period)
+    }
+
+    func probeForScreens(at now: TimeStamp) {
+        guard display.screenCount == 0 else { return }
+        // Calls `screensChanged`, which arms the next probe while none is found.
+        display.probeScreens()
+    }
+
+    /// The watchdog's keep-alive, sent only while handed-over frames reach the screen (or none
+    /// is owed): a display that stopped completing flips gets the kiosk restarted.
+    func keepAliveIfFramesShow(at now: TimeStamp) {
+        if presenter.delivery.isHealthy(at: now) {
+            service.keepAlive()
+        } else if presenter.noteStuck(at: now) {
+            log(.error, "display \(display.name): no frame reached the screen for \(Int(FrameDelivery.stuckAfter.inSeconds)) s; "
+                + "no more watchdog keep-alives, so the service manager restarts the kiosk if it stays stuck")
+        }
+    }
+
     func displayLost(_ error: any Error, at now: TimeStamp) {
         log(.error, "\(display.name): \(error); retrying")
         presenter.forgetInputInFlight()
@@ -40,7 +92,7 @@ extension KioskRuntime {
         var fresh = SceneBuilder(field: field, seed: options.seed)
         fresh.scores = builder.scores
         builder = fresh
-        touchTransform = Self.touchTransform(display, settings)
+        touchTransform = Self.touchTransform(display, settings, input: inputPanel)
         operatorState.input = OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: size)
         if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
         presenter.repaintAll()

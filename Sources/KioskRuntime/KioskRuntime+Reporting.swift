@@ -7,6 +7,8 @@ import KioskRender
 /// asleep), then the touch-test screen, then the game's screen. The service status, the
 /// `--status` line and the metrics read it; none ranks the flags again.
 public enum OnScreen: Equatable, Sendable {
+    /// No screen is connected: the kiosk waits for one, the game goes on.
+    case noScreen
     case displayLost
     case switchedAway
     case asleep(DisplaySleepPolicy.Reason)
@@ -18,6 +20,7 @@ public enum OnScreen: Equatable, Sendable {
 extension KioskRuntime {
     /// What is on the screen now.
     public var onScreen: OnScreen {
+        if display.screenCount == 0 { return .noScreen }
         switch displayState {
         case .lost: return .displayLost
         case .switchedAway: return .switchedAway
@@ -32,6 +35,7 @@ extension KioskRuntime {
     public var serviceStatus: String {
         let score = session.game.round?.score ?? 0
         switch onScreen {
+        case .noScreen: return "waiting for a display"
         case .displayLost: return "display lost"
         case .switchedAway: return "VT switched away"
         case .asleep(let reason): return Self.asleep(reason)
@@ -67,6 +71,7 @@ extension KioskRuntime {
         var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
             + "input=\(echoed(input.name, limit: 200)) display=\(display.name) wakeups=\(loop.wakeups)"
         switch onScreen {
+        case .noScreen: line += " display_state=no-screen"
         case .displayLost: line += " display_state=lost"
         case .switchedAway: line += " display_state=vt-away"
         case .asleep: line += " display_state=asleep"

@@ -78,6 +78,7 @@ extension KioskRuntime {
             log(.info, Self.asleep(still))
         }
         input.advance(to: now)
+        presenter.idle()
         reportStatus()
         loop.arm(sessionTimer, at: nil)
         loop.arm(frameTimer, at: nil)

@@ -54,6 +54,9 @@ public final class KioskRuntime: LayerHost {
     var builder: SceneBuilder
     /// Panel coordinates to game coordinates: calibration, then the display's rotation.
     var touchTransform: TouchTransform
+    /// The panel size touch inputs were made for (the display's at start): a main screen of
+    /// another size later is reached by scaling.
+    let inputPanel: PixelSize
     /// Reads the configuration again for SIGHUP (the same files as at start).
     let loadConfig: () -> ConfigResult
     /// Where log lines go (standard error, with journal levels, unless a test listens).
@@ -77,12 +80,16 @@ public final class KioskRuntime: LayerHost {
     let sessionTimer: EventLoop.TimerID
     let frameTimer: EventLoop.TimerID
     let inputTimer: EventLoop.TimerID
+    /// While no screen is connected: look again now and then, in case a hotplug event was missed.
+    let screenProbeTimer: EventLoop.TimerID
 
     private(set) var started = TimeStamp.zero
     var lastScreen: KioskGame.Screen
     /// The touch-test screen and the heatmap since start (`KioskRuntime+TouchTest.swift`).
     let touchTest: TouchTestState
 
+    /// Since when no screen has been connected (nil while one is).
+    var screenWaitSince: TimeStamp?
     /// Whether the kiosk may draw, and the lost display's retries (`DisplayOwnership`).
     var ownership: DisplayOwnership
     public var displayState: DisplayState { ownership.state }
@@ -117,7 +124,8 @@ public final class KioskRuntime: LayerHost {
         self.loadConfig = loadConfig
         let pxPerMM = Self.pxPerMM(display, settings)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
-        touchTransform = Self.touchTransform(display, settings)
+        inputPanel = display.nativeSize
+        touchTransform = Self.touchTransform(display, settings, input: inputPanel)
         presenter = Presenter(size: display.size, frameInterval: options.frameInterval)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
         operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size),
@@ -130,8 +138,10 @@ public final class KioskRuntime: LayerHost {
         frameTimer = loop.addTimer("frame")
         inputTimer = loop.addTimer("input")
         ownership = DisplayOwnership(retryTimer: loop.addTimer("display-retry"))
+        screenProbeTimer = loop.addTimer("screen-probe")
         touchTest = TouchTestState(timer: loop.addTimer("touch-test"))
         loop.onFire(ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
+        loop.onFire(screenProbeTimer) { [unowned self] now in probeForScreens(at: now) }
         loop.onFire(operatorState.timer) { [unowned self] now in screenOperator(operatorState.input.advance(to: now), at: now) }
     }
 
@@ -140,9 +150,11 @@ public final class KioskRuntime: LayerHost {
         PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
     }
 
-    /// Panel to game coordinates for the display's size and rotation and `[input] calibration`.
-    static func touchTransform(_ display: Display, _ settings: Settings) -> TouchTransform {
-        TouchTransform(native: display.nativeSize, rotation: display.rotation, calibration: settings.input.calibration)
+    /// Panel to game coordinates for the display's size and rotation and `[input] calibration`;
+    /// `input` is the panel size the touch input maps onto (the display's at start).
+    static func touchTransform(_ display: Display, _ settings: Settings, input: PixelSize) -> TouchTransform {
+        TouchTransform(native: display.nativeSize, rotation: display.rotation, calibration: settings.input.calibration,
+                       input: input)
     }
 
     /// Attaches `layer`: it makes its timers and descriptors now, and hears every event, reload
@@ -200,8 +212,8 @@ public final class KioskRuntime: LayerHost {
         }
         if let period = service.keepAlivePeriod {
             // From the loop itself: a hung loop misses it and is restarted.
-            loop.addRepeatingTimer("watchdog", every: period, from: started + period) { [unowned self] _ in
-                service.keepAlive()
+            loop.addRepeatingTimer("watchdog", every: period, from: started + period) { [unowned self] now in
+                keepAliveIfFramesShow(at: now)
             }
         }
         if let d = options.duration {
@@ -220,6 +232,11 @@ public final class KioskRuntime: LayerHost {
         if let fd = display.eventFD {
             loop.add(fd: fd, name: display.name) { [unowned self] in display.handleEvents() }
         }
+        if let fd = display.hotplugFD {
+            loop.add(fd: fd, name: "screen hotplug") { [unowned self] in display.handleHotplug() }
+        }
+        display.onScreensChanged = { [unowned self] in screensChanged(at: loop.now) }
+        if display.screenCount == 0 { waitForScreen(at: started) }
         try input.start(loop: loop, deliver: { [unowned self] raw in
             deliver(touchTransform.apply(raw), panel: raw)
         }, lost: { [unowned self] device, time in
@@ -282,13 +299,15 @@ public final class KioskRuntime: LayerHost {
         input.advance(to: now)
         if !advanceTouchTest(to: now) { emit(session.advance(to: now), at: now) }
         var waitingFrame: TimeStamp?
-        if displayState == .showing {
+        if displayState == .showing && display.screenCount > 0 {
             waitingFrame = draw(now)
+        } else {
+            presenter.idle()
         }
         reportStatus()
         loop.arm(sessionTimer, at: isTouchTestOpen ? nil : session.nextDeadline)
         loop.arm(inputTimer, at: input.nextDeadline)
-        let animation = displayState == .showing ? nextPictureChange(at: now) : nil
+        let animation = displayState == .showing && display.screenCount > 0 ? nextPictureChange(at: now) : nil
         loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
         planDisplaySleep(now)
     }
@@ -303,7 +322,7 @@ public final class KioskRuntime: LayerHost {
         switch presenter.present(scene, on: display, at: now) {
         case .presented(let first):
             if first {
-                service.firstFrame(status: serviceStatus)
+                service.ready(status: serviceStatus)
                 log(.info, "first frame on screen")
                 notify(.firstFrame, at: now)
             }

@@ -22,6 +22,8 @@ final class Presenter {
     /// Milliseconds each presented frame took to render and present, the latest 4096. Real
     /// time (the monotonic clock) even on a virtual loop: it measures this machine's work.
     private(set) var frameTimes = SampleRing(capacity: 4096)
+    /// Whether handed-over frames reach the screen (the watchdog's rule).
+    private(set) var delivery = FrameDelivery()
 
     init(size: PixelSize, frameInterval: Duration) {
         renderer = SceneRenderer(size: size)
@@ -55,6 +57,12 @@ final class Presenter {
         inFlightInput = nil
     }
 
+    /// True once when handed-over frames stopped reaching the screen (the moment to say so).
+    func noteStuck(at now: TimeStamp) -> Bool { delivery.shouldReport(at: now) }
+
+    /// Nothing is drawn now, on purpose (asleep, switched away, no screen): no frame is owed.
+    func idle() { delivery.idle() }
+
     /// The screen's contents are unknown (another program drew, the mode was set again, it
     /// slept): the next frame repaints all of it, at once.
     func repaintAll() {
@@ -66,6 +74,7 @@ final class Presenter {
     /// The frame carrying the latest input became visible at `shownAt` (the kernel stamps page
     /// flips with CLOCK_MONOTONIC, like evdev events).
     func shown(at shownAt: TimeStamp) {
+        delivery.shown()
         guard let input = inFlightInput else { return }
         inFlightInput = nil
         latencies.add((shownAt - input).inMilliseconds)
@@ -82,6 +91,7 @@ final class Presenter {
         do {
             inFlightInput = unshownInput ?? inFlightInput
             unshownInput = nil
+            delivery.handedOver(at: now)
             try display.present(renderer.frame.buffer, damage: damage)
             frameTimes.add((EventLoop.now() - renderStart).inMilliseconds)
             frames += 1

@@ -2,7 +2,8 @@ import KioskCore
 import KioskPlatform
 
 /// What the service manager (systemd) is told: READY=1 with the first frame on screen (that is
-/// what "started" means for a kiosk), STATUS= when what the kiosk does changes, reloads, stops
+/// what "started" means for a kiosk), or at start when no screen is connected (waiting for one
+/// is running as intended, not a start that hangs), STATUS= when what the kiosk does changes, reloads, stops
 /// and the watchdog's keep-alive.
 struct ServiceReporter {
     let notifier: ServiceNotifier?
@@ -17,7 +18,7 @@ struct ServiceReporter {
     /// Half the watchdog interval, when systemd asks for keep-alives: a hung loop misses them.
     var keepAlivePeriod: Duration? { notifier?.watchdogIntervalMS.map { .milliseconds(max($0 / 2, 1)) } }
 
-    mutating func firstFrame(status: String) {
+    mutating func ready(status: String) {
         guard !ready else { return }
         ready = true
         lastStatus = status

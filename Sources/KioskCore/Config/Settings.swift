@@ -148,6 +148,10 @@ public struct DisplaySettings: Equatable, Sendable {
     public var sleepAfterIdleMin = 0.0
     /// Ranges of local time when the display sleeps (`DisplaySleepPolicy`).
     public var sleepSchedule = SleepSchedule.none
+    /// Which connected screens show the game: `first`, `all`, or names (`OutputSelection`).
+    public var outputs = "first"
+    /// `outputs` parsed; `first` for text the config's check would have refused.
+    public var outputSelection: OutputSelection { OutputSelection(parsing: outputs) ?? .first }
 
     public init() {}
 }

@@ -72,6 +72,8 @@ public struct KioskMetrics: Sendable {
     /// What the runtime knows when the file is written.
     public struct LiveFigures: Sendable {
         public var displayUp: Bool
+        /// Screens showing the game; 0 while the kiosk waits for a display.
+        public var screens: Int
         /// Touchscreens in use; nil for inputs that do not look for devices (replays, none).
         public var touchscreens: Int?
         public var screen: KioskGame.Screen
@@ -81,9 +83,10 @@ public struct KioskMetrics: Sendable {
         /// Input-to-screen latency, milliseconds.
         public var latenciesMS: SampleRing
 
-        public init(displayUp: Bool, touchscreens: Int?, screen: KioskGame.Screen, frames: Int,
+        public init(displayUp: Bool, screens: Int = 1, touchscreens: Int?, screen: KioskGame.Screen, frames: Int,
                     frameTimesMS: SampleRing, latenciesMS: SampleRing) {
             self.displayUp = displayUp
+            self.screens = screens
             self.touchscreens = touchscreens
             self.screen = screen
             self.frames = frames
@@ -141,8 +144,11 @@ public struct KioskMetrics: Sendable {
                     "Input-to-screen latency, from the input event to the frame showing it; quantiles over the latest 4096.",
                     live.latenciesMS),
             MetricFamily("bubble_kiosk_display_up", .gauge,
-                         help: "1 while the kiosk shows on its display, 0 while the display is lost or the VT switched away.",
+                         help: "1 while the kiosk shows on its display, 0 while the display is lost, the VT switched away or no screen is connected.",
                          [S([], live.displayUp ? 1 : 0)]),
+            MetricFamily("bubble_kiosk_display_screens", .gauge,
+                         help: "Screens showing the game (the main one and its mirrors); 0 while the kiosk waits for a display.",
+                         [S([], Double(live.screens))]),
             MetricFamily("bubble_kiosk_display_asleep", .gauge,
                          help: "1 while the display is switched off by the sleep schedule or the idle start screen, else 0.",
                          [S([], displayAsleep ? 1 : 0)]),

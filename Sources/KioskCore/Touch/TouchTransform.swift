@@ -15,11 +15,16 @@ public struct TouchTransform: Equatable, Sendable {
     /// `[a, b, c, d, e, f]`: x' = a·x + b·y + c, y' = d·x + e·y + f, in coordinates normalized to
     /// 0...1 of the panel, as in libinput's `LIBINPUT_CALIBRATION_MATRIX`.
     public let calibration: [Double]
+    /// The panel size the touch input maps its axes onto: the display's size when the input was
+    /// made. It differs from `native` after a monitor of another size replaced the first.
+    public let input: PixelSize
 
     public static let identityMatrix: [Double] = [1, 0, 0, 0, 1, 0]
 
-    public init(native: PixelSize, rotation: Int = 0, calibration: [Double] = TouchTransform.identityMatrix) {
+    public init(native: PixelSize, rotation: Int = 0, calibration: [Double] = TouchTransform.identityMatrix,
+                input: PixelSize? = nil) {
         self.native = native
+        self.input = input ?? native
         self.rotation = ScreenRotation(degreesOrNone: rotation).degrees
         // The config already refuses such matrices; this keeps hand-built ones safe too.
         self.calibration = Self.calibrationProblem(calibration) == nil ? calibration : Self.identityMatrix
@@ -57,7 +62,7 @@ public struct TouchTransform: Equatable, Sendable {
     /// The size the game lays out for.
     public var logical: PixelSize { turn.logicalSize(panel: native) }
 
-    public var isIdentity: Bool { rotation == 0 && calibration == Self.identityMatrix }
+    public var isIdentity: Bool { rotation == 0 && calibration == Self.identityMatrix && input == native }
 
     /// The rotation as the one map between panel and game coordinates.
     public var turn: ScreenRotation { ScreenRotation(degreesOrNone: rotation) }
@@ -65,7 +70,7 @@ public struct TouchTransform: Equatable, Sendable {
     /// A panel pixel position to a game position.
     public func apply(_ p: Vector2) -> Vector2 {
         let c = calibration
-        let nx = p.x / Double(native.width), ny = p.y / Double(native.height)
+        let nx = p.x / Double(input.width), ny = p.y / Double(input.height)
         let calibrated = Vector2(c[0] * nx + c[1] * ny + c[2], c[3] * nx + c[4] * ny + c[5])
         let r = turn.gamePoint(ofPanel: calibrated, width: 1, height: 1)
         let size = logical
@@ -78,7 +83,7 @@ public struct TouchTransform: Equatable, Sendable {
     public func panelPosition(ofGame p: Vector2) -> Vector2 {
         let size = logical
         let n = turn.panelPoint(ofGame: Vector2(p.x / Double(size.width), p.y / Double(size.height)), width: 1, height: 1)
-        return Vector2(n.x * Double(native.width), n.y * Double(native.height))
+        return Vector2(n.x * Double(input.width), n.y * Double(input.height))
     }
 
     /// A whole frame.

@@ -92,7 +92,7 @@ public final class MetricsExporter: KioskLayer {
 
     /// What the runtime knows now, for the file.
     public var live: KioskMetrics.LiveFigures {
-        host?.liveFigures ?? KioskMetrics.LiveFigures(displayUp: false, touchscreens: nil, screen: .start, frames: 0,
+        host?.liveFigures ?? KioskMetrics.LiveFigures(displayUp: false, screens: 0, touchscreens: nil, screen: .start, frames: 0,
                                                       frameTimesMS: SampleRing(capacity: 1), latenciesMS: SampleRing(capacity: 1))
     }
 
