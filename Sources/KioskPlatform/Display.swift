@@ -125,6 +125,11 @@ public final class VirtualDisplay: Display {
     /// The recorded power state, and frames presented while it was off (tests expect none).
     public private(set) var isPoweredOn = true
     public private(set) var presentedWhileOff = 0
+    /// Screens connected: 0 plays an unplugged monitor (`setScreens`).
+    public private(set) var screenCount = 1
+    public var onScreensChanged: (() -> Void)?
+    /// False plays a display whose page flips never complete: frames are taken but never shown.
+    public var completesFrames = true
     private let clock: KioskClock
 
     /// - Parameter clock: stamps the moment a frame "becomes visible" (virtual time in tests).
@@ -142,16 +147,22 @@ public final class VirtualDisplay: Display {
         onResize?()
     }
 
+    /// Screens plugged or unplugged (tests of a monitor that comes and goes).
+    public func setScreens(_ count: Int) {
+        screenCount = max(count, 0)
+        onScreensChanged?()
+    }
+
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
         // A frame drawn for the old size, before the runtime laid out again, has no place here.
-        guard picture.size == size else { return }
+        guard picture.size == size, screenCount > 0 else { return }
         for rect in damage {
             picture.copy(rect, to: screen.pixels, destinationStride: screen.stride)
             bytesCopied += rect.area * 4
         }
         presented += 1
         if !isPoweredOn { presentedWhileOff += 1 }
-        onVisible?(clock.now)
+        if completesFrames { onVisible?(clock.now) }
     }
 
     public func setPower(on: Bool) throws { isPoweredOn = on }

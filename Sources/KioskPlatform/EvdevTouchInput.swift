@@ -41,6 +41,7 @@ public final class EvdevTouchInput: TouchInput {
 
     private let path: String?
     private let screen: PixelSize
+    public var panelSize: PixelSize? { screen }
     private let grab: Bool
     private let directory: String
     private var members: [Member] = []

@@ -16,11 +16,15 @@ public protocol TouchInput: AnyObject {
     var deviceCount: Int? { get }
     /// The devices in use with their names and axis ranges (the touch-test screen lists them).
     var touchDevices: [TouchTestDevice] { get }
+    /// The panel size positions are mapped onto, when fixed when the input was made (evdev,
+    /// replays); nil for inputs that report in the display's current size (a window).
+    var panelSize: PixelSize? { get }
 }
 
 extension TouchInput {
     public var deviceCount: Int? { nil }
     public var touchDevices: [TouchTestDevice] { [] }
+    public var panelSize: PixelSize? { nil }
 }
 
 /// No touch input at all: the attract demo plays by itself.
@@ -47,7 +51,10 @@ public final class ReplayTouchInput: TouchInput {
     private var deliver: (TouchFrame) -> Void = { _ in }
 
     /// Replays what `reader` reads, for a screen of `size`.
+    public let panelSize: PixelSize?
+
     public init(recording reader: EvemuReader, path: String, screen size: PixelSize) {
+        panelSize = size
         name = "replay:\(path)"
         self.reader = reader
         decoder = TouchDecoder(device: reader.header.device, screen: size)

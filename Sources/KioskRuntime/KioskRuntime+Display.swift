@@ -92,7 +92,7 @@ extension KioskRuntime {
         var fresh = SceneBuilder(field: field, seed: options.seed)
         fresh.scores = builder.scores
         builder = fresh
-        touchTransform = Self.touchTransform(display, settings, input: inputPanel)
+        touchTransform = Self.touchTransform(display, settings, input)
         operatorState.input = OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: size)
         if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
         presenter.repaintAll()

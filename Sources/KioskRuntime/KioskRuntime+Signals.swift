@@ -37,7 +37,7 @@ extension KioskRuntime {
         let changes = ReloadPolicy.changes(from: settings, to: result.settings)
         settings = ReloadPolicy.merged(settings, result.settings, upTo: .nextRound)
         session.reload(settings)
-        touchTransform = Self.touchTransform(display, settings, input: inputPanel)
+        touchTransform = Self.touchTransform(display, settings, input)
         log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
         reloadLayers(settings)
     }

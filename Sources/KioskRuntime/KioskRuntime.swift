@@ -54,9 +54,6 @@ public final class KioskRuntime: LayerHost {
     var builder: SceneBuilder
     /// Panel coordinates to game coordinates: calibration, then the display's rotation.
     var touchTransform: TouchTransform
-    /// The panel size touch inputs were made for (the display's at start): a main screen of
-    /// another size later is reached by scaling.
-    let inputPanel: PixelSize
     /// Reads the configuration again for SIGHUP (the same files as at start).
     let loadConfig: () -> ConfigResult
     /// Where log lines go (standard error, with journal levels, unless a test listens).
@@ -124,8 +121,7 @@ public final class KioskRuntime: LayerHost {
         self.loadConfig = loadConfig
         let pxPerMM = Self.pxPerMM(display, settings)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
-        inputPanel = display.nativeSize
-        touchTransform = Self.touchTransform(display, settings, input: inputPanel)
+        touchTransform = Self.touchTransform(display, settings, input)
         presenter = Presenter(size: display.size, frameInterval: options.frameInterval)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
         operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size),
@@ -150,11 +146,11 @@ public final class KioskRuntime: LayerHost {
         PixelDensity.resolve(configured: settings.display.pxPerMM, reported: display.reportedPxPerMM)
     }
 
-    /// Panel to game coordinates for the display's size and rotation and `[input] calibration`;
-    /// `input` is the panel size the touch input maps onto (the display's at start).
-    static func touchTransform(_ display: Display, _ settings: Settings, input: PixelSize) -> TouchTransform {
+    /// Panel to game coordinates for the display's size and rotation and `[input] calibration`,
+    /// from the panel size `input` maps onto (a main screen of another size is reached by scaling).
+    static func touchTransform(_ display: Display, _ settings: Settings, _ input: TouchInput) -> TouchTransform {
         TouchTransform(native: display.nativeSize, rotation: display.rotation, calibration: settings.input.calibration,
-                       input: input)
+                       input: input.panelSize)
     }
 
     /// Attaches `layer`: it makes its timers and descriptors now, and hears every event, reload

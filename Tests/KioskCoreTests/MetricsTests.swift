@@ -161,7 +161,7 @@ import KioskTestSupport
         var latencies = SampleRing(capacity: 8)
         latencies.add(12.5)
         let text = m.exposition(KioskMetrics.LiveFigures(
-            displayUp: false, touchscreens: 2, screen: .playing(demo: true), frames: 3,
+            displayUp: false, screens: 0, touchscreens: 2, screen: .playing(demo: true), frames: 3,
             frameTimesMS: frames, latenciesMS: latencies))
         #expect(value(text, "bubble_kiosk_frames_total") == "3")
         // Quantiles over the samples kept (3 and 2 ms); sum and count over every frame.
@@ -172,6 +172,7 @@ import KioskTestSupport
         #expect(value(text, #"bubble_kiosk_input_latency_seconds{quantile="0.5"}"#) == "0.0125")
         #expect(value(text, "bubble_kiosk_input_latency_seconds_count") == "1")
         #expect(value(text, "bubble_kiosk_display_up") == "0")
+        #expect(value(text, "bubble_kiosk_display_screens") == "0")
         #expect(value(text, "bubble_kiosk_touchscreens") == "2")
         #expect(value(text, #"bubble_kiosk_screen{screen="demo"}"#) == "1")
         #expect(value(text, #"bubble_kiosk_screen{screen="start"}"#) == "0")
@@ -182,7 +183,7 @@ import KioskTestSupport
     /// Every family has HELP and TYPE, follows the naming rules, and counters end in `_total`.
     @Test func everyFamilyIsWellFormed() {
         let families = KioskMetrics(startTime: 0).families(live(touchscreens: 1))
-        #expect(families.count == 15)
+        #expect(families.count == 16)
         #expect(Set(families.map(\.name)).count == families.count)
         for f in families {
             #expect(f.name.hasPrefix("bubble_kiosk_"))

@@ -65,16 +65,16 @@ struct DisplayLogicTests {
 
     @Test func prefersTheCurrentEncodersCRTC() {
         let encoders: [UInt32: DRMEncoder] = [40: DRMEncoder(id: 40, crtcID: 52, possibleCRTCs: 0b11)]
-        #expect(DRMDevice.chooseCRTC(for: connector(current: 40, encoders: [40]), encoders: encoders, crtcIDs: [51, 52]) == 52)
+        #expect(DRMDevice.assignCRTCs(for: [connector(current: 40, encoders: [40])], encoders: encoders, crtcIDs: [51, 52]) == [52])
     }
 
     @Test func scansPossibleCRTCsSkippingBusyOnes() {
         let encoders: [UInt32: DRMEncoder] = [40: DRMEncoder(id: 40, crtcID: 0, possibleCRTCs: 0b001),
                                               41: DRMEncoder(id: 41, crtcID: 0, possibleCRTCs: 0b110)]
         let c = connector(current: 0, encoders: [40, 41])
-        #expect(DRMDevice.chooseCRTC(for: c, encoders: encoders, crtcIDs: [51, 52, 53]) == 51)
-        #expect(DRMDevice.chooseCRTC(for: c, encoders: encoders, crtcIDs: [51, 52, 53], busy: [51]) == 52)
-        #expect(DRMDevice.chooseCRTC(for: c, encoders: encoders, crtcIDs: [51, 52, 53], busy: [51, 52, 53]) == nil)
-        #expect(DRMDevice.chooseCRTC(for: connector(current: 0, encoders: []), encoders: encoders, crtcIDs: [51]) == nil)
+        #expect(DRMDevice.assignCRTCs(for: [c], encoders: encoders, crtcIDs: [51, 52, 53]) == [51])
+        #expect(DRMDevice.assignCRTCs(for: [c], encoders: encoders, crtcIDs: [51, 52, 53], busy: [51]) == [52])
+        #expect(DRMDevice.assignCRTCs(for: [c], encoders: encoders, crtcIDs: [51, 52, 53], busy: [51, 52, 53]) == [nil])
+        #expect(DRMDevice.assignCRTCs(for: [connector(current: 0, encoders: [])], encoders: encoders, crtcIDs: [51]) == [nil])
     }
 }
