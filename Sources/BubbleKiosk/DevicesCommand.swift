@@ -7,7 +7,8 @@ struct DevicesCommand: KioskCommand {
     static let usage = """
         usage: bubble-kiosk devices
         Lists DRM cards with their connectors (status, modes with the preferred one marked *,
-        physical size and pixel density, power state: DPMS on, standby, suspend or off), fbdev
+        physical size and pixel density, the monitor from its EDID with the edid: name that
+        picks it on any port, power state: DPMS on, standby, suspend or off), fbdev
         framebuffers, and input devices. Works as an
         ordinary user; a device that cannot be opened says which group to join.
         """
@@ -56,7 +57,8 @@ struct DevicesCommand: KioskCommand {
     }
 
     static func describe(_ c: DRMConnector) -> [String] {
-        guard c.mayBeUsable else { return ["    \(c.name): \(c.status.rawValue)"] }
+        let monitor = monitorLine(c.monitor.map { .success($0) } ?? c.monitorProblem.map { .failure($0) })
+        guard c.mayBeUsable else { return ["    \(c.name): \(c.status.rawValue)"] + (monitor.map { [$0] } ?? []) }
         var head = "    \(c.name): \(c.status.rawValue), \(c.mmWidth)x\(c.mmHeight) mm"
         if let preferred = DRMModeRequest.choose(nil, among: c.modes) {
             if let density = PixelDensity.pxPerMM(pixels: preferred.size, mmWidth: c.mmWidth, mmHeight: c.mmHeight) {
@@ -70,21 +72,35 @@ struct DevicesCommand: KioskCommand {
             let text = mode.description + (mode.isPreferred ? "*" : "")
             if !modes.contains(text) { modes.append(text) }
         }
-        return [head, "      \(c.modes.count) modes: " + (modes.isEmpty ? "none" : modes.joined(separator: " "))]
+        return [head] + (monitor.map { [$0] } ?? [])
+            + ["      \(c.modes.count) modes: " + (modes.isEmpty ? "none" : modes.joined(separator: " "))]
+    }
+
+    /// The line under a connector naming its monitor, and the `edid:` name that picks this
+    /// screen in `[display] outputs` whichever port or cable it is on; nil without an EDID.
+    static func monitorLine(_ edid: Result<EDID, EDID.ParseError>?) -> String? {
+        switch edid {
+        case .success(let monitor)?: return "      monitor: \(monitor.summary); name it \(monitor.nameToken)"
+        case .failure(let problem)?: return "      EDID unreadable: \(problem)"
+        case nil: return nil
+        }
     }
 
     /// Connector facts from /sys/class/drm, which anyone may read, for a card we cannot open.
     static func sysfsConnectorLines(card: String) -> [String] {
         let base = "/sys/class/drm"
         let entries = ((try? FileSystem.listDirectory(base)) ?? []).filter { $0.hasPrefix(card + "-") }
-        return entries.map { entry in
+        return entries.flatMap { entry in
             let dir = "\(base)/\(entry)"
             let status = (try? FileSystem.readText(dir + "/status"))?.split(separator: "\n").first.map(String.init) ?? "?"
             let modes = ((try? FileSystem.readText(dir + "/modes")) ?? "").split(separator: "\n")
             var seen: [Substring] = []
             for m in modes where !seen.contains(m) { seen.append(m) }
             let name = String(entry.dropFirst(card.count + 1))
-            return "    \(name): \(status) (from sysfs)" + (seen.isEmpty ? "" : ", modes: \(seen.joined(separator: " "))")
+            let line = "    \(name): \(status) (from sysfs)" + (seen.isEmpty ? "" : ", modes: \(seen.joined(separator: " "))")
+            // The edid file is world-readable, like status and modes: empty when nothing is plugged in.
+            let monitor = monitorLine(EDID.read(try? FileSystem.readBytes(dir + "/edid")))
+            return [line] + (monitor.map { [$0] } ?? [])
         }
     }
 

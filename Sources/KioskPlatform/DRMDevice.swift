@@ -82,9 +82,25 @@ public final class DRMDevice {
         let status: DRMConnector.Status = p.connection == DRM_MODE_CONNECTED ? .connected
             : p.connection == DRM_MODE_DISCONNECTED ? .disconnected : .unknown
         let modes = (0..<Int(max(p.count_modes, 0))).map { DRMMode(p.modes[$0]) }
-        return DRMConnector(id: id, name: DRMConnector.name(type: p.connector_type, typeID: p.connector_type_id),
-                            status: status, mmWidth: Int(p.mmWidth), mmHeight: Int(p.mmHeight), modes: modes,
-                            encoderIDs: Self.ids(p.encoders, p.count_encoders), currentEncoderID: p.encoder_id)
+        var connector = DRMConnector(id: id, name: DRMConnector.name(type: p.connector_type, typeID: p.connector_type_id),
+                                     status: status, mmWidth: Int(p.mmWidth), mmHeight: Int(p.mmHeight), modes: modes,
+                                     encoderIDs: Self.ids(p.encoders, p.count_encoders), currentEncoderID: p.encoder_id)
+        switch EDID.read(edidBytes(connectorID: id)) {
+        case .success(let edid)?: connector.monitor = edid
+        case .failure(let problem)?: connector.monitorProblem = problem
+        case nil: break
+        }
+        return connector
+    }
+
+    /// The EDID the kernel read from the connector's monitor (the "EDID" property's blob, as
+    /// refreshed by the probe in `connector(id:)`); nil when it has none. Needs no DRM master.
+    public func edidBytes(connectorID: UInt32) -> [UInt8]? {
+        guard let property = connectorProperty("EDID", connectorID: connectorID), property.value != 0,
+              let blob = drmModeGetPropertyBlob(fd, UInt32(truncatingIfNeeded: property.value)) else { return nil }
+        defer { drmModeFreePropertyBlob(blob) }
+        guard let data = blob.pointee.data, blob.pointee.length > 0 else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: Int(blob.pointee.length)))
     }
 
     public func connectors() throws -> [DRMConnector] {

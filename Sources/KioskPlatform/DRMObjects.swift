@@ -105,9 +105,15 @@ public struct DRMConnector {
     public var encoderIDs: [UInt32]
     /// The encoder driving it now (0: none).
     public var currentEncoderID: UInt32
+    /// The monitor plugged in, from its EDID: names the screen whichever port it is on. Nil when
+    /// there is no EDID (nothing plugged in, a panel without one) or it cannot be read.
+    public var monitor: EDID?
+    /// Why the EDID the connector has cannot be read (then `monitor` is nil).
+    public var monitorProblem: EDID.ParseError?
 
     public init(id: UInt32, name: String, status: Status, mmWidth: Int, mmHeight: Int, modes: [DRMMode],
-                encoderIDs: [UInt32], currentEncoderID: UInt32) {
+                encoderIDs: [UInt32], currentEncoderID: UInt32, monitor: EDID? = nil,
+                monitorProblem: EDID.ParseError? = nil) {
         self.id = id
         self.name = name
         self.status = status
@@ -116,6 +122,8 @@ public struct DRMConnector {
         self.modes = modes
         self.encoderIDs = encoderIDs
         self.currentEncoderID = currentEncoderID
+        self.monitor = monitor
+        self.monitorProblem = monitorProblem
     }
 
     /// Connected and offering at least one mode: something the kiosk can show on.

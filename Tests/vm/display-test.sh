@@ -189,6 +189,8 @@ vm_check "no wait in the guest timed out" bash -c "! grep -q '^DISPLAY-WAIT' '$V
 vm_check "devices lists card0 with Virtual-1 connected, 320x200 mm" \
     vm_has '^DEVICES\|     Virtual-1: connected, 320x200 mm, 4.00 px/mm at 1280x800@75'
 vm_check "devices marks the preferred mode" vm_has '^DEVICES\|       15 modes: 1280x800@75\* '
+vm_check "devices names QEMU's monitor from its EDID, with its edid: name" \
+    vm_has '^DEVICES\|       monitor: RHT "QEMU Monitor", 32x20 cm, made 2014 week 42; name it edid:QEMU_Monitor'
 vm_check "devices lists /dev/fb0" vm_has '^DEVICES\|   /dev/fb0 \(bochs-drmdrmfb\): 1280x800, 32 bpp XRGB8888'
 vm_check "run 1 exited 0" vm_has '^DISPLAY-TEST run1 rc=0'
 vm_check "run 1 used the DRM display in the preferred mode" \
@@ -231,6 +233,8 @@ vm_check "ordinary user: devices names the video group for the card" \
     vm_has '^USERDEV\|   /dev/dri/card0: permission denied: add the user to the video group'
 vm_check "ordinary user: devices still shows connectors from sysfs" \
     vm_has '^USERDEV\|     Virtual-1: connected \(from sysfs\), modes: 1280x800 '
+vm_check "ordinary user: devices names the monitor from the sysfs EDID" \
+    vm_has '^USERDEV\|       monitor: RHT "QEMU Monitor", 32x20 cm, made 2014 week 42; name it edid:QEMU_Monitor'
 vm_check "ordinary user: devices names the video group for fbdev" \
     vm_has '^USERDEV\|   /dev/fb0: permission denied: add the user to the video group'
 vm_check "ordinary user: run fails with the permission hint and exit 4 (no display)" \
