@@ -180,7 +180,9 @@ public final class DRMDisplay: Display {
         case .disconnected: .disconnected
         case .unknown: .unknown
         }
-        return OutputCandidate(name: c.name, presence: presence, hasModes: !c.modes.isEmpty)
+        let monitor = c.monitor
+        return OutputCandidate(name: c.name, presence: presence, hasModes: !c.modes.isEmpty,
+                               monitorMatches: { monitor?.matches($0) ?? false })
     }
 
     /// Probes the connectors again (a hotplug event, or the runtime's poll while it waits) and
