@@ -110,11 +110,23 @@ status() {
 # now RUN NAME: the latest status line as it is (no wait), said right before a screendump NAME so
 # the host knows what the picture should be (a round with its HUD band, or the start screen).
 now() { say NOW "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"; }
-# Status lines with frames drawn and nothing in the way (no display_state=...: the line ends
-# with wakeups=N).
-DRAWING='^t=[0-9]+s frames=[1-9][0-9]* .*wakeups=[0-9]+$'
-# drawing RUN: waits for two more status lines with frames drawn (after a change of screens).
-drawing() { kmore "/tmp/$1.log" "$DRAWING" $(( $(count "/tmp/$1.log" "$DRAWING") + 1 )) 10; }
+# drawn FILE: status lines with frames drawn and nothing in the way (no display_state=...).
+drawn() { grep -E '^t=[0-9]+s frames=[1-9]' "$1" 2>/dev/null | grep -cv 'display_state=' || true; }
+# kdrawn FILE N SECONDS: kmore for drawn lines: until there are more than N.
+kdrawn() {
+    _k=0
+    while [ "$(drawn "$1")" -le "$2" ]; do
+        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
+            [ "$(drawn "$1")" -gt "$2" ] && return 0
+            say WAIT "kiosk exited: more than $2 drawing status lines in $1"; return 1
+        fi
+        _k=$((_k + 1))
+        [ $_k -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $2 drawing status lines in $1"; return 1; }
+        sleep 0.1
+    done
+}
+# drawing RUN: waits for two more drawing status lines (after a change of screens).
+drawing() { kdrawn "/tmp/$1.log" $(( $(drawn "/tmp/$1.log") + 1 )) 10; }
 # The drm subsystem's uevents, as a netlink listener gets them (busybox uevent), for the record.
 uevent sh -c '[ "$SUBSYSTEM" = drm ] && echo "$ACTION $DEVPATH${HOTPLUG:+ HOTPLUG=$HOTPLUG}" >> /tmp/uevents.log' &
 uevent_pid=$!
@@ -146,8 +158,8 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v s="$1" '{ printf "%.1f", $1 - s }' /proc/uptime; }
 # back RUN NAME: waits (10 s) for a new drawing status line after a replug, says how long it took.
 back() {
-    _n=$(count "/tmp/$1.log" "$DRAWING") _s=$(uptime_s)
-    kmore "/tmp/$1.log" "$DRAWING" "$_n" 10 || return 1
+    _n=$(drawn "/tmp/$1.log") _s=$(uptime_s)
+    kdrawn "/tmp/$1.log" "$_n" 10 || return 1
     say BACK "$2 after=$(since "$_s")"
 }
 # no_screen RUN: waits (10 s) for a new status line that says display_state=no-screen.
@@ -276,7 +288,7 @@ part_d() {
     show DEVICES /tmp/devices.log
     bubble-kiosk run --display drm --attract --status --config /test/all.conf > /tmp/d.log 2>&1 &
     kiosk_pid=$!
-    kwait /tmp/d.log "$DRAWING" 30 || return 1
+    kdrawn /tmp/d.log 0 30 || return 1
     drawing d || return 1
     now d d-head0
     vm-screendump --head 0 d-head0
@@ -397,7 +409,7 @@ game_on() {
     fi
 }
 waiting() { alive_at "$1" && status_is "$1" 'display_state=no-screen'; }
-clear_status() { status_is "$1" 'wakeups=[0-9]+\s*$'; }   # no display_state=... after it
+clear_status() { status_is "$1" 'frames=[1-9]' && ! status_is "$1" 'display_state='; }
 size_is() { local info; info=$(python3 "$VM_DIR/ppm.py" info "$VM_OUT/$1.ppm") && grep -q "^size $2\$" <<< "$info"; }
 heads_line() { vm_has "^HEADS\\| $1 card0-$2 status=$3"; }
 

@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
         --arch) [ "$2" = aarch64 ] || vm_die "--arch takes aarch64"; arch=$2; shift 2 ;;
         --gpu) gpu=$2; shift 2 ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done
