@@ -15,8 +15,8 @@
 #
 # Always included: busybox (all applets), the modules drm drm_kms_helper ttm drm_ttm_helper
 # drm_vram_helper bochs uinput evdev (loaded in that order with insmod), evemu-device,
-# evemu-play, evemu-event, evemu-describe, the guest helper vm-screendump, and the scenarios'
-# shared shell functions (guest-lib.sh) as /usr/lib/vm-guest.sh.
+# evemu-play, evemu-event, evemu-describe, the guest helpers vm-screendump and vm-head, and the
+# scenarios' shared shell functions (guest-lib.sh) as /usr/lib/vm-guest.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -174,13 +174,18 @@ put "$VM_DIR/guest-lib.sh" /usr/lib/vm-guest.sh
 
 cat > "$root/usr/bin/vm-screendump" <<'SH'
 #!/bin/sh
-# vm-screendump NAME [TIMEOUT]: asks the host for a QMP screendump (saved as NAME.ppm)
+# vm-screendump [--head N] NAME [TIMEOUT]: asks the host for a QMP screendump (saved as NAME.ppm)
 # and waits until the host answers on ttyS1 that it is taken. Exit 0 when it was.
+# --head N: output N (0, 1, ...) of a card with several (run-vm.sh --gpu virtio:N); without it
+# QEMU's first console, which is head 0.
+head=
+if [ "$1" = --head ]; then head=$2; shift 2; fi
 name=$1 wait=${2:-20}
 case "$name" in ''|*[!A-Za-z0-9_.-]*) echo "vm-screendump: bad name '$name'" >&2; exit 2 ;; esac
+case "$head" in *[!0-9]*) echo "vm-screendump: bad head '$head'" >&2; exit 2 ;; esac
 exec 3<>/dev/ttyS1
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
-echo "VM-SCREENDUMP $name" > /dev/console
+echo "VM-SCREENDUMP $name${head:+ $head}" > /dev/console
 end=$(( $(cut -d. -f1 /proc/uptime) + wait ))
 while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
     read -t 1 -r word what status <&3 || continue
@@ -193,6 +198,31 @@ echo "VM-SCREENDUMP-TIMEOUT $name" > /dev/console
 exit 1
 SH
 chmod +x "$root/usr/bin/vm-screendump"
+
+cat > "$root/usr/bin/vm-head" <<'SH'
+#!/bin/sh
+# vm-head HEAD WxH|off [TIMEOUT]: plugs a WxH monitor into output HEAD of the virtio-gpu card
+# (run-vm.sh --gpu virtio:N), or unplugs it, from QEMU's side: the guest gets a display-change
+# event (connector status, modes and a HOTPLUG=1 uevent). Waits for the host's answer on ttyS1;
+# exit 0 when QEMU took it.
+head=$1 size=$2 wait=${3:-20}
+case "$head" in ''|*[!0-9]*) echo "vm-head: bad head '$head'" >&2; exit 2 ;; esac
+case "$size" in off|[1-9]*x[1-9]*) ;; *) echo "vm-head: bad size '$size' (WxH or off)" >&2; exit 2 ;; esac
+exec 3<>/dev/ttyS1
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+echo "VM-HEAD $head $size" > /dev/console
+end=$(( $(cut -d. -f1 /proc/uptime) + wait ))
+while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+    read -t 1 -r word what status <&3 || continue
+    [ "$word $what" = "VM-ACK head-$head" ] || continue
+    exec 3<&-
+    [ "$status" = ok ]
+    exit
+done
+echo "VM-HEAD-TIMEOUT $head" > /dev/console
+exit 1
+SH
+chmod +x "$root/usr/bin/vm-head"
 
 cat > "$root/init" <<'SH'
 #!/bin/busybox sh

@@ -3,7 +3,7 @@
 #
 # usage: Tests/vm/run-vm.sh --initrd FILE [--outdir DIR] [--timeout SEC] [--kernel VMLINUZ]
 #                           [--mem MB] [--append "ARGS"] [--quiet] [--kvm] [--arch aarch64]
-#                           [-- EXTRA-QEMU-ARGS...]
+#                           [--gpu std|virtio[:N]] [-- EXTRA-QEMU-ARGS...]
 #   --outdir DIR   serial.log and the screendumps (NAME.ppm) go here (default: a new /tmp/vm-run.* dir)
 #   --timeout SEC  QEMU is killed after this many seconds (default 120)
 #   --kernel FILE  default: the cached Debian kernel from kernel.sh
@@ -13,14 +13,25 @@
 #   --arch aarch64 an emulated arm64 board instead of a PC: -M virt with a Cortex-A72 (the Pi 4's
 #                  core), virtio-gpu-pci for DRM, the console on ttyAMA0 and the screendump
 #                  answers on a virtio console (hvc0); --kernel is then required
+#   --gpu std      (x86_64, the default) -vga std: bochs-drm in the guest, one connector Virtual-1
+#   --gpu virtio:N (x86_64) -vga none -device virtio-gpu-pci,id=gpu,max_outputs=N (N 1..16,
+#                  default 1): the guest needs --module virtio_pci --module virtio-gpu in its
+#                  initramfs and sees connectors Virtual-1..N; only Virtual-1 is connected at boot.
+#                  Another head: force it (`echo on > /sys/class/drm/card0-Virtual-2/status`), or
+#                  plug it in from QEMU's side with the guest helper `vm-head 1 1024x768` (a VNC
+#                  server on a unix socket per head, -vnc unix:...,display=gpu,head=K, is sent a
+#                  SetDesktopSize: a real hotplug, with a HOTPLUG=1 uevent; `vm-head K off` unplugs).
+#                  On aarch64 the card is always virtio-gpu-pci (one output) with id gpu.
+#                  "VM-SCREENDUMP NAME HEAD" dumps head HEAD of the device with id gpu.
 #
-# Guest markers (see README.md): VM-READY, VM-SCREENDUMP NAME (answered with a QMP
-# screendump and "VM-ACK NAME ok|fail" on the guest's ttyS1), VM-TEST-END rc=N.
+# Guest markers (see README.md): VM-READY, VM-SCREENDUMP NAME [HEAD] (answered with a QMP
+# screendump and "VM-ACK NAME ok|fail" on the guest's ttyS1), VM-HEAD HEAD WxH|off (--gpu virtio:N;
+# answered "VM-ACK head-HEAD ok|fail"), VM-TEST-END rc=N.
 # Exit status: the scenario's N; 124 timeout; 125 no VM-TEST-END / harness failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-initrd= outdir= timeout=120 kernel= mem=512 append= quiet= kvm=() arch=x86_64
+initrd= outdir= timeout=120 kernel= mem=512 append= quiet= kvm=() arch=x86_64 gpu=std
 extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,12 +44,20 @@ while [ $# -gt 0 ]; do
         --quiet) quiet=--quiet; shift ;;
         --kvm) kvm=(-enable-kvm); shift ;;
         --arch) [ "$2" = aarch64 ] || vm_die "--arch takes aarch64"; arch=$2; shift 2 ;;
+        --gpu) gpu=$2; shift 2 ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) vm_die "unknown argument: $1" ;;
     esac
 done
 [ -n "$initrd" ] && [ -f "$initrd" ] || vm_die "--initrd FILE is required (got '${initrd}')"
+case "$gpu" in
+    std) ;;
+    virtio) gpu=virtio:1 ;;
+    virtio:[1-9]|virtio:1[0-6]) ;;
+    *) vm_die "--gpu takes std or virtio:N (N outputs, 1..16), got '$gpu'" ;;
+esac
+[ $arch = x86_64 ] || [ $gpu = std ] || vm_die "--gpu is for the x86_64 machine (aarch64 always has virtio-gpu-pci)"
 
 if [ $arch = aarch64 ]; then
     vm_need_pkgs qemu-system-arm python3
@@ -58,13 +77,25 @@ outdir=$(cd "$outdir" && pwd)
 sockdir=$(mktemp -d /tmp/vm-sock.XXXXXX)
 
 if [ $arch = aarch64 ]; then
-    machine=(qemu-system-aarch64 -M virt -cpu cortex-a72 -device virtio-gpu-pci)
+    machine=(qemu-system-aarch64 -M virt -cpu cortex-a72 -device virtio-gpu-pci,id=gpu)
     console=ttyAMA0
     ack=(-device virtio-serial-pci -device virtconsole,chardev=ack)
-else
+    gpu_id=(--gpu-id gpu)
+elif [ $gpu = std ]; then
     machine=(qemu-system-x86_64 -cpu max -vga std)
     console=ttyS0
     ack=(-serial chardev:ack)
+    gpu_id=()   # -vga std's device has no id: only head 0 can be dumped
+else
+    machine=(qemu-system-x86_64 -cpu max -vga none -device "virtio-gpu-pci,id=gpu,max_outputs=${gpu#virtio:}")
+    console=ttyS0
+    ack=(-serial chardev:ack)
+    gpu_id=(--gpu-id gpu --vnc-dir "$sockdir")
+    # One VNC server per head, on a unix socket nobody else can reach: qmp.py resizes a head
+    # through it (SetDesktopSize), which QEMU hands to virtio-gpu as the monitor's size.
+    for ((head = 0; head < ${gpu#virtio:}; head++)); do
+        machine+=(-vnc "unix:$sockdir/vnc-$head,id=head$head,display=gpu,head=$head")
+    done
 fi
 qemu=("${machine[@]}" -m "$mem" -nographic -no-reboot "${kvm[@]}"
     -kernel "$kernel" -initrd "$initrd"
@@ -79,4 +110,4 @@ qemu=("${machine[@]}" -m "$mem" -nographic -no-reboot "${kvm[@]}"
 vm_log "outdir $outdir"
 # exec: signals sent to this script reach the supervisor, which then stops QEMU.
 exec python3 "$VM_DIR/qmp.py" run --log "$outdir/serial.log" --qmp "$sockdir/qmp" --ack "$sockdir/ack" \
-    --outdir "$outdir" --timeout "$timeout" $quiet -- "${qemu[@]}"
+    --outdir "$outdir" --timeout "$timeout" "${gpu_id[@]}" $quiet -- "${qemu[@]}"

@@ -1,0 +1,490 @@
+#!/bin/bash
+# Monitors that come and go, on a real kernel (QEMU): the kiosk waits for a screen that is not
+# there, comes back on when it is plugged in, survives an unplug mid-round, takes a tap after the
+# screen came back, and plays on two screens ([display] outputs = all) until one is unplugged.
+# Screendumps (per head) are checked from the host.
+#
+# usage: Tests/vm/hotplug-test.sh [--workdir DIR] [--binary PATH] [--verbose] [--seed N]
+#   --workdir DIR   generated files, initramfs, serial logs, screendumps (default: /tmp/vm-hotplug.*)
+#   --binary PATH   test this bubble-kiosk (default: `make release`); it runs on the host too, to
+#                   print the round and the taps part c plays
+#   --verbose       echo the guest's serial console while it runs
+#   --seed N        part c's round (default 7)
+# Two boots:
+#   one screen (-vga std, bochs-drm, Virtual-1): (a) the kiosk started with the connector forced
+#   off waits (`waiting for a display`, status `display_state=no-screen`), and after `echo detect`
+#   and a change uevent shows the game within 10 s, same process; (b) off and back during the
+#   demo round; (c) after off and back a touchscreen's taps pop bubbles (score and dump).
+#   two screens (--gpu virtio:2): (d) head 1 plugged in from QEMU's side (vm-head: EDID,
+#   1024x768 preferred) and `outputs = all`: both heads show the game (head 1 scaled and
+#   letterboxed); the sysfs unplug of Virtual-2 leaves head 0 playing; (e) Virtual-2 back by
+#   `echo detect` + uevent shows the game again, and QEMU's own unplug (a real HOTPLUG=1 event,
+#   no sysfs write) leaves head 0 playing.
+# The unplug the issue prescribes: `echo off > /sys/class/drm/card0-CONN/status` (forced
+# disconnected), `echo detect > .../status` (probed again), and `echo change >
+# /sys/class/drm/card0/uevent` after each: on Debian's 6.1 kernel a write to `status` changes
+# the connector but sends no uevent (see README.md).
+# Ends with "hotplug-test: N passed, N failed"; exit 0 only when nothing failed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+work=${VM_WORK:-} binary= verbose=--quiet seed=7
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --workdir) work=$2; shift 2 ;;
+        --binary) binary=$2; shift 2 ;;
+        --verbose) verbose=; export VM_VERBOSE=1; shift ;;
+        --seed) seed=$2; shift 2 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        *) vm_die "unknown argument: $1" ;;
+    esac
+done
+case "$seed" in ''|*[!0-9]*) vm_die "--seed takes a number" ;; esac
+work=$(vm_workdir "$work" hotplug)
+t0=$(vm_now)
+
+vm_need_pkgs python3
+binary=$(vm_kiosk_binary "$binary")
+t_build=$(vm_elapsed "$t0")
+
+# --- what the guest plays and what the host expects (part c), from the binary under test ------
+gen=$work/test
+rm -rf "$gen"
+mkdir -p "$gen"
+bubbles() { python3 "$VM_DIR/e2e/bubbles.py" "$@"; }
+events() { grep '^E:' "$1"; }           # evemu-play's part of a recording
+header() { sed '/^E:/,$d' "$1"; }       # evemu-device's part
+pops=2
+printf 'SEED=%s\n' "$seed" > "$gen/params"
+# Part c: as e2e-test.sh's, no demo round (a tap on it would only stop it) and 4 px/mm as the
+# VM's connector reports, so `state` here lays out exactly the kiosk's round.
+printf '[display]\npx_per_mm = 4\n\n[attract]\ndemo = false\n' > "$gen/tap.conf"
+"$binary" state --seed "$seed" --size 1280x800 --config "$gen/tap.conf" > "$work/tap.state.json"
+"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/tap.conf" --pop 0 > "$work/start.evemu"
+header "$work/start.evemu" > "$gen/touch.desc"
+events "$work/start.evemu" > "$gen/start.events"
+"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/tap.conf" --pop $pops --no-start \
+    > "$work/pops.evemu"
+events "$work/pops.evemu" > "$gen/pops.events"
+bubbles expect "$work/tap.state.json" $pops | sed 's/^/tap_/' > "$work/expected.sh"
+. "$work/expected.sh"
+# Part d: every connected output shows the game.
+printf '[display]\noutputs = all\n' > "$gen/all.conf"
+t_gen=$(vm_elapsed "$t0")
+
+# --- the scenarios' shared functions (the guest's /test/kiosk.sh) ---------------------------------
+cat > "$gen/kiosk.sh" <<'EOF'
+# Sourced by both scenarios after /usr/lib/vm-guest.sh; the kiosk under test is $kiosk_pid.
+# kwait FILE REGEX SECONDS, kmore FILE REGEX N SECONDS: wait_for and wait_more (guest-lib.sh)
+# that give up at once when the kiosk ($kiosk_pid) has exited: its log will not change again.
+kwait() {
+    _k=0
+    until grep -qE "$2" "$1" 2>/dev/null; do
+        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
+            grep -qE "$2" "$1" 2>/dev/null && return 0
+            say WAIT "kiosk exited: '$2' in $1"; return 1
+        fi
+        _k=$((_k + 1))
+        [ $_k -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: '$2' in $1"; return 1; }
+        sleep 0.1
+    done
+}
+kmore() {
+    _k=0
+    while [ "$(count "$1" "$2")" -le "$3" ]; do
+        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
+            [ "$(count "$1" "$2")" -gt "$3" ] && return 0
+            say WAIT "kiosk exited: more than $3 of '$2' in $1"; return 1
+        fi
+        _k=$((_k + 1))
+        [ $_k -gt $(($4 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $3 of '$2' in $1"; return 1; }
+        sleep 0.1
+    done
+}
+alive() { if kill -0 "$kiosk_pid" 2>/dev/null; then say ALIVE "$1 pid=$kiosk_pid yes"; else say ALIVE "$1 pid=$kiosk_pid no"; fi; }
+# status RUN CHECKPOINT: the next status line of RUN (so it reflects everything so far).
+status() {
+    kmore "/tmp/$1.log" '^t=' "$(count "/tmp/$1.log" '^t=')" 5
+    say STATUS "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"
+}
+# now RUN NAME: the latest status line as it is (no wait), said right before a screendump NAME so
+# the host knows what the picture should be (a round with its HUD band, or the start screen).
+now() { say NOW "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"; }
+# drawn FILE: status lines with frames drawn and nothing in the way (no display_state=...).
+drawn() { grep -E '^t=[0-9]+s frames=[1-9]' "$1" 2>/dev/null | grep -cv 'display_state=' || true; }
+# kdrawn FILE N SECONDS: kmore for drawn lines: until there are more than N.
+kdrawn() {
+    _k=0
+    while [ "$(drawn "$1")" -le "$2" ]; do
+        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
+            [ "$(drawn "$1")" -gt "$2" ] && return 0
+            say WAIT "kiosk exited: more than $2 drawing status lines in $1"; return 1
+        fi
+        _k=$((_k + 1))
+        [ $_k -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $2 drawing status lines in $1"; return 1; }
+        sleep 0.1
+    done
+}
+# drawing RUN: waits for two more drawing status lines (after a change of screens).
+drawing() { kdrawn "/tmp/$1.log" $(( $(drawn "/tmp/$1.log") + 1 )) 10; }
+# The drm subsystem's uevents, as a netlink listener gets them (busybox uevent), for the record.
+uevent sh -c '[ "$SUBSYSTEM" = drm ] && echo "$ACTION $DEVPATH${HOTPLUG:+ HOTPLUG=$HOTPLUG}" >> /tmp/uevents.log' &
+uevent_pid=$!
+EOF
+
+# --- boot 1: one screen (-vga std, bochs-drm) ------------------------------------------------
+cat > "$work/one.sh" <<'EOF'
+#!/bin/sh
+# Runs inside the VM (-vga std: bochs-drm, one connector Virtual-1); prints HOTPLUG lines.
+#   HOTPLUG-STEP NAME ...          a step began (with the guest's uptime)
+#   HOTPLUG-STATUS NAME LINE       the kiosk's latest status line at checkpoint NAME
+#   HOTPLUG-ALIVE NAME pid=P yes|no  whether the kiosk started as P is still running
+#   HOTPLUG-SYSFS NAME status=S    the connector's status file after a write
+#   HOTPLUG-BACK NAME after=S      seconds from the replug to a status line with frames drawn
+#   HOTPLUG-EXIT RUN rc=N, RUN| ... the run's end and its output
+#   UEVENTS| ...                   every uevent of the drm subsystem, for the record
+VM_TAG=HOTPLUG
+. /usr/lib/vm-guest.sh   # say, step, wait_for, wait_more, count, new_device, finish: guest-lib.sh
+. /test/params           # SEED
+card=/sys/class/drm/card0
+conn=$card/card0-Virtual-1
+. /test/kiosk.sh        # kwait, kmore, alive, status, drawing; starts the uevent listener
+
+# unplug NAME / replug NAME: the issue's sequence: force the connector off (or probe it again),
+# then tell whoever listens with a change uevent for the card (the status write sends none).
+screen_off() { echo off > $conn/status; echo change > $card/uevent; say SYSFS "$1 status=$(cat $conn/status)"; }
+screen_on() { echo detect > $conn/status; echo change > $card/uevent; say SYSFS "$1 status=$(cat $conn/status)"; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v s="$1" '{ printf "%.1f", $1 - s }' /proc/uptime; }
+# back RUN NAME: waits (10 s) for a new drawing status line after a replug, says how long it took.
+back() {
+    _n=$(drawn "/tmp/$1.log") _s=$(uptime_s)
+    kdrawn "/tmp/$1.log" "$_n" 10 || return 1
+    say BACK "$2 after=$(since "$_s")"
+}
+# no_screen RUN: waits (10 s) for a new status line that says display_state=no-screen.
+no_screen() { kmore "/tmp/$1.log" 'display_state=no-screen' "$(count "/tmp/$1.log" 'display_state=no-screen')" 10; }
+
+printf '\n\n  bubble-kiosk hotplug test: the console\n' > /dev/tty1
+
+# --- the kernel's side alone: status writes and the change uevent ----------------------------
+step sysfs
+n=$(count /tmp/uevents.log .)
+echo off > $conn/status
+say SYSFS "probe-off status=$(cat $conn/status)"
+echo detect > $conn/status
+say SYSFS "probe-detect status=$(cat $conn/status)"
+sleep 1
+say SYSFS "status writes sent $(( $(count /tmp/uevents.log .) - n )) uevents"
+echo change > $card/uevent
+wait_more /tmp/uevents.log . "$n" 5
+say SYSFS "the change write sent $(( $(count /tmp/uevents.log .) - n )) uevents"
+
+# Each part is a function that returns at the first wait that fails, so a kiosk that died does
+# not make every later wait run out its time; its run is stopped and shown either way.
+# --- a: no screen at the start; plugged in later ---------------------------------------------
+part_a() {
+    echo off > $conn/status
+    say SYSFS "a-off status=$(cat $conn/status)"
+    bubble-kiosk run --display drm --attract --status > /tmp/a.log 2>&1 &
+    kiosk_pid=$!
+    kwait /tmp/a.log 'waiting for a display' 10 || return 1
+    no_screen a || return 1
+    sleep 2
+    alive a-waiting
+    status a a-waiting
+    vm-screendump a-waiting
+    screen_on a-on
+    back a a-back || return 1
+    sleep 1
+    now a a-back
+    vm-screendump a-back
+    alive a-back
+    status a a-back
+}
+
+# --- b: unplugged and back during the demo round ---------------------------------------------
+part_b() {
+    status a b-before || return 1
+    screen_off b-off
+    no_screen a || return 1
+    status a b-off
+    sleep 1
+    alive b-off
+    vm-screendump b-off
+    screen_on b-on
+    back a b-back || return 1
+    sleep 1
+    now a b-back
+    vm-screendump b-back
+    alive b-back
+    status a b-back
+}
+
+# --- c: a touchscreen's taps count after the screen came back ---------------------------------
+part_c() {
+    bubble-kiosk run --display drm --input evdev --seed "$SEED" --status --config /test/tap.conf > /tmp/c.log 2>&1 &
+    kiosk_pid=$!
+    kwait /tmp/c.log "input: using $dev_node" 30 || return 1
+    kwait /tmp/c.log '^t=[0-9]+s .*screen=start' 30 || return 1
+    evemu-play "$dev_node" < /test/start.events
+    kwait /tmp/c.log '^t=.*screen=playing' 10 || return 1
+    status c c-playing
+    screen_off c-off
+    no_screen c || return 1
+    screen_on c-on
+    back c c-back || return 1
+    step c taps
+    evemu-play "$dev_node" < /test/pops.events
+    sleep 1.5   # the pop particles live 1 s
+    now c c-popped
+    vm-screendump c-popped
+    status c c-popped
+    alive c-end
+}
+
+step a
+part_a && step b && part_b
+echo detect > $conn/status   # whatever happened, the next part starts with the screen there
+finish a
+step c
+new_device touch /test/touch.desc
+part_c
+echo detect > $conn/status
+finish c
+unplug "$dev_pid"
+
+kill "$uevent_pid"
+show UEVENTS /tmp/uevents.log
+say TEST done
+exit 0
+EOF
+
+# --- boot 2: two screens (virtio-gpu, max_outputs=2) ------------------------------------------
+cat > "$work/two.sh" <<'EOF'
+#!/bin/sh
+# Runs inside the VM (virtio-gpu with two heads: Virtual-1 connected at boot, Virtual-2 not).
+# Markers as in one.sh; HEADS| lines: both connectors' status and first modes.
+VM_TAG=HOTPLUG
+. /usr/lib/vm-guest.sh
+card=/sys/class/drm/card0
+conn1=$card/card0-Virtual-1 conn2=$card/card0-Virtual-2
+. /test/kiosk.sh        # kwait, kmore, alive, status, drawing; starts the uevent listener
+heads() {
+    for c in $conn1 $conn2; do
+        echo "$1 ${c##*/} status=$(cat $c/status) enabled=$(cat $c/enabled) modes=$(head -n3 $c/modes | tr '\n' ' ')"
+    done > /tmp/heads.txt
+    show HEADS /tmp/heads.txt
+}
+
+heads boot
+# --- d: a second monitor (plugged in from QEMU's side: EDID, 1024x768 preferred) ---------------
+part_d() {
+    vm-head 1 1024x768 || say WAIT "vm-head 1 1024x768 failed"
+    wait_for /tmp/uevents.log 'HOTPLUG=1' 10
+    sleep 1
+    heads d-plugged
+    bubble-kiosk devices > /tmp/devices.log 2>&1
+    show DEVICES /tmp/devices.log
+    bubble-kiosk run --display drm --attract --status --config /test/all.conf > /tmp/d.log 2>&1 &
+    kiosk_pid=$!
+    kdrawn /tmp/d.log 0 30 || return 1
+    drawing d || return 1
+    now d d-head0
+    vm-screendump --head 0 d-head0
+    now d d-head1
+    vm-screendump --head 1 d-head1
+    status d d-both
+    step d unplug Virtual-2
+    echo off > $conn2/status
+    echo change > $card/uevent
+    heads d-off
+    drawing d || return 1
+    now d d-off-head0
+    vm-screendump --head 0 d-off-head0
+    vm-screendump --head 1 d-off-head1
+    alive d-off
+    status d d-off
+}
+
+# --- e: Virtual-2 back through sysfs, then unplugged from QEMU's side (a real hotplug) --------
+part_e() {
+    echo detect > $conn2/status
+    echo change > $card/uevent
+    heads e-detect
+    drawing d || return 1
+    now d e-back-head0
+    vm-screendump --head 0 e-back-head0
+    now d e-back-head1
+    vm-screendump --head 1 e-back-head1
+    alive e-back
+    status d e-back
+    step e QEMU unplugs head 1
+    n=$(count /tmp/uevents.log 'HOTPLUG=1')
+    vm-head 1 off || say WAIT "vm-head 1 off failed"
+    wait_more /tmp/uevents.log 'HOTPLUG=1' "$n" 10
+    drawing d || return 1
+    # The status file is the kernel's last probe: virtio-gpu's event does not probe (fbcon would,
+    # but not while the kiosk is DRM master), the kiosk's own GETCONNECTOR does. Probe to record it.
+    echo detect > $conn2/status
+    heads e-unplugged
+    now d e-gone-head0
+    vm-screendump --head 0 e-gone-head0
+    alive e-gone
+    status d e-gone
+}
+
+step d
+part_d && step e && part_e
+finish d
+
+kill "$uevent_pid"
+show UEVENTS /tmp/uevents.log
+say TEST done
+exit 0
+EOF
+
+vm_test_files "$gen"/*
+"$VM_DIR/build-initramfs.sh" --out "$work/one.gz" --scenario "$work/one.sh" --binary "$binary" "${VM_FILES[@]}"
+"$VM_DIR/build-initramfs.sh" --out "$work/two.gz" --scenario "$work/two.sh" --binary "$binary" \
+    --module virtio_pci --module virtio-gpu "${VM_FILES[@]}"
+t_initrd=$(vm_elapsed "$t0")
+
+# --- assertions (vm_check and friends: lib.sh) -------------------------------------------------
+# Colours as display-test.sh: the HUD bar 0B1220 at 85 % over the background 141F33.
+hud=0C1423 background=141F33
+status_is() { grep -E "^HOTPLUG-STATUS $1 " "$VM_LOG" | tail -n1 | grep -qE -- "$2"; }
+alive_at() { vm_has "^HOTPLUG-ALIVE $1 pid=[0-9]+ yes"; }
+back_within() {   # back_within NAME SECONDS
+    local s
+    s=$(grep -E "^HOTPLUG-BACK $1 after=" "$VM_LOG" | tail -n1 | sed -E 's/.*after=([0-9.]+).*/\1/')
+    [ -n "$s" ] && awk -v a="$s" -v b="$2" 'BEGIN { exit !(a <= b) }'
+}
+same_pid() {      # every ALIVE line of the run names one pid
+    [ "$(grep -E "^HOTPLUG-ALIVE ($1)" "$VM_LOG" | sed -E 's/.*pid=([0-9]+).*/\1/' | sort -u | wc -l)" = 1 ]
+}
+# letterboxed NAME: the game (1280x800) scaled into the dump's size keeping its shape, wherever
+# the letterbox puts it: the HUD band along the top of that picture during a round (as game_on),
+# else mostly background inside it.
+letterboxed() {
+    local want=$background@0.5 band=all
+    if grep -E "^HOTPLUG-NOW $1 " "$VM_LOG" | tail -n1 | grep -qE 'screen=(demo|playing) '; then
+        want=$hud@0.9 band=hud
+    fi
+    python3 - "$VM_OUT/$1.ppm" "$want" "$band" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["VM_DIR"])
+import ppm
+img = ppm.Image.load(sys.argv[1])
+w, h = img.width, img.height
+scale = min(w / 1280, h / 800)
+top = int(round((h - 800 * scale) / 2))
+band = max(2, int(6 * scale) - 1)
+colour, need = sys.argv[2].split("@")
+rows = (top + 1, top + band) if sys.argv[3] == "hud" else (top, h - top)
+share = img.fraction(colour, box=(0, rows[0], w, rows[1]), tol=8)
+print("size %dx%d scale %.3f: picture in rows %d..%d; rows %d..%d: %.4f of pixels %s, want %s" % (
+    w, h, scale, top, h - top - 1, rows[0], rows[1] - 1, share, colour, need))
+sys.exit(0 if share >= float(need) else 1)
+PY
+}
+export VM_DIR
+
+out1=$work/out-one
+vm_boot "$work/one.gz" "$out1" 240 $verbose
+t_one=$(vm_elapsed "$t0")
+echo "--- one screen (-vga std)"
+# Checks that take more than one command (vm_check runs one).
+no_wait() { ! grep -qE '^HOTPLUG-WAIT|VM-HEAD-TIMEOUT' "$VM_LOG"; }
+exited_ok() { vm_has "^HOTPLUG-EXIT $1 rc=0"; }
+not_game() { ! python3 "$VM_DIR/ppm.py" check "$VM_OUT/$1.ppm" --region 0,0,100%,6=$hud@0.9; }
+# game_on NAME: dump NAME is the kiosk's picture: during a round (the NOW line said screen=demo
+# or playing) the HUD band along the top; otherwise (a demo round ends after about 10 s) the
+# start or round-over screen, mostly background.
+game_on() {
+    if grep -E "^HOTPLUG-NOW $1 " "$VM_LOG" | tail -n1 | grep -qE 'screen=(demo|playing) '; then
+        vm_dump "$1" --expect graphics --region 0,0,100%,6=$hud@0.9
+    else
+        vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.5
+    fi
+}
+waiting() { alive_at "$1" && status_is "$1" 'display_state=no-screen'; }
+clear_status() { status_is "$1" 'frames=[1-9]' && ! status_is "$1" 'display_state='; }
+size_is() { local info; info=$(python3 "$VM_DIR/ppm.py" info "$VM_OUT/$1.ppm") && grep -q "^size $2\$" <<< "$info"; }
+heads_line() { vm_has "^HEADS\\| $1 card0-$2 status=$3"; }
+
+vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
+vm_check "no wait in the guest timed out" no_wait
+vm_check "sysfs: echo off forces Virtual-1 disconnected" vm_has '^HOTPLUG-SYSFS probe-off status=disconnected'
+vm_check "sysfs: echo detect gives it back (connected)" vm_has '^HOTPLUG-SYSFS probe-detect status=connected'
+vm_check "sysfs: the status writes send no uevent (as README.md says of this kernel)" \
+    vm_has '^HOTPLUG-SYSFS status writes sent 0 uevents'
+vm_check "sysfs: echo change > card0/uevent reaches a netlink listener (change of card0, no HOTPLUG=1)" \
+    bash -c "grep -q '^HOTPLUG-SYSFS the change write sent 1 uevents' '$VM_LOG' &&
+             grep -qE '^UEVENTS\| change /devices/.*/drm/card0\s*\$' '$VM_LOG'"
+vm_check "a: with no screen the kiosk says it is waiting for a display" vm_has '^a\| .*waiting for a display'
+vm_check "a: it keeps running, its status line says display_state=no-screen" waiting a-waiting
+vm_check "a: nothing of the game on screen while waiting" not_game a-waiting
+vm_check "a: plugged in, the game is drawn within 10 s" back_within a-back 10
+vm_check "a: the game is on screen (HUD band along the top)" game_on a-back
+vm_check "a: still running once the screen is back" alive_at a-back
+vm_check "a: the status line has no display_state once the screen is back" clear_status a-back
+vm_check "b: the demo round is playing before the unplug" status_is b-before 'screen=demo '
+vm_check "b: unplugged mid-round: display_state=no-screen, still running" waiting b-off
+vm_check "b: plugged back in, the game is drawn within 10 s" back_within b-back 10
+vm_check "b: the game is on screen again" game_on b-back
+vm_check "b: still running, the status line clear again" clear_status b-back
+vm_check "a+b: the same pid at every checkpoint" same_pid 'a-|b-'
+vm_check "a+b: exit 0 on SIGTERM" exited_ok a
+vm_check "a+b: no crash" vm_no_crash a
+vm_check "c: the tap on Start starts a round" status_is c-playing 'screen=playing score=0 '
+vm_check "c: unplugged and back: the kiosk draws again within 10 s" back_within c-back 10
+vm_check "c: taps after the replug count: screen=playing score=$tap_SCORE bubbles=$tap_REMAINING/$tap_TOTAL" \
+    status_is c-popped "screen=playing score=$tap_SCORE bubbles=$tap_REMAINING/$tap_TOTAL "
+popped_shown() {
+    [ -f "$out1/c-popped.ppm" ] || { echo "no screendump c-popped (part c stopped before it)"; return 1; }
+    bubbles check "$out1/c-popped.ppm" "$work/tap.state.json" 0 --popped "$(seq -s, 0 $((pops - 1)))"
+}
+vm_check_show "c: the popped bubbles are gone from the screen, the rest drawn where state puts them" popped_shown
+vm_check "c: still running after the taps" alive_at c-end
+vm_check "c: exit 0 on SIGTERM" exited_ok c
+vm_check "c: no crash" vm_no_crash c
+vm_png_copies
+log_one=$VM_LOG
+
+out2=$work/out-two
+vm_boot "$work/two.gz" "$out2" 240 --gpu virtio:2 $verbose
+t_two=$(vm_elapsed "$t0")
+echo "--- two screens (virtio-gpu, max_outputs=2)"
+vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
+vm_check "all kernel modules loaded (virtio_pci, virtio_gpu...)" vm_modules_loaded
+vm_check "no wait in the guest timed out" no_wait
+vm_check "boot: Virtual-1 connected" heads_line boot Virtual-1 connected
+vm_check "boot: Virtual-2 disconnected" heads_line boot Virtual-2 disconnected
+vm_check "vm-head: QEMU plugs head 1 in: Virtual-2 connected, enabled, 1024x768 preferred" \
+    vm_has '^HEADS\| d-plugged card0-Virtual-2 status=connected enabled=enabled modes=1024x768 '
+vm_check "vm-head: the plug is a HOTPLUG=1 uevent" vm_has '^UEVENTS\| change /devices/.*/drm/card0 HOTPLUG=1'
+vm_check "d: head 0 shows the game (HUD band along the top)" game_on d-head0
+vm_check "d: head 1's dump is 1024x768" size_is d-head1 1024x768
+vm_check "d: head 1 shows the game" vm_dump d-head1 --expect graphics
+vm_check_show "d: head 1's picture is the game scaled and letterboxed (the HUD band at the top of the picture in a round)" \
+    letterboxed d-head1
+vm_check "d: sysfs unplug: Virtual-2 disconnected" heads_line d-off Virtual-2 disconnected
+vm_check "d: head 0 still plays (HUD band)" game_on d-off-head0
+vm_check "d: the kiosk runs on, its status line clear" clear_status d-off
+vm_check "e: echo detect: Virtual-2 connected again" heads_line e-detect Virtual-2 connected
+vm_check "e: head 1 shows the game again" vm_dump e-back-head1 --expect graphics
+vm_check_show "e: head 1 letterboxed again" letterboxed e-back-head1
+vm_check "e: QEMU's unplug of head 1 (HOTPLUG=1): Virtual-2 disconnected" heads_line e-unplugged Virtual-2 disconnected
+vm_check "e: head 0 still plays (HUD band)" game_on e-gone-head0
+vm_check "e: the kiosk runs on" alive_at e-gone
+vm_check "d+e: the same pid at every checkpoint" same_pid 'd-|e-'
+vm_check "d+e: exit 0 on SIGTERM" exited_ok d
+vm_check "d+e: no crash" vm_no_crash d
+vm_png_copies
+
+echo "--- from the guests"
+grep -hE '^HOTPLUG-(STEP|STATUS|NOW|ALIVE|SYSFS|BACK|EXIT|WAIT)|^HEADS\||^UEVENTS\||^[acd]\| bubble-kiosk' "$log_one" "$VM_LOG" || true
+echo "--- timings: build ${t_build} s, recordings ${t_gen} s, initramfs ${t_initrd} s, one screen until ${t_one} s, two screens until ${t_two} s"
+echo "--- artifacts: $work (out-one/, out-two/: serial.log, *.ppm, *.png)"
+vm_summary hotplug-test
