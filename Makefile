@@ -86,11 +86,13 @@ unit-test: deps
 	$(SWIFT) test --skip-build
 
 # The real kernel under QEMU: the harness itself, the DRM display, evdev input with hotplug,
-# the end-to-end game (DRM + evdev + all four rotations, VT switches, display sleep), sound on
-# snd-aloop. All use the release binary; `make vm-test-sound` runs the sound test alone.
+# the end-to-end game (DRM + evdev + all four rotations, VT switches, display sleep), screens
+# that come and go (forced off and on, two virtio-gpu heads mirrored), sound on snd-aloop. All use
+# the release binary; `make vm-test-sound` and `make vm-test-hotplug` run one test alone.
 vm-test: release
 	bash Tests/vm/selftest.sh
 	bash Tests/vm/display-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/hotplug-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
@@ -98,9 +100,6 @@ vm-test: release
 vm-test-sound: release
 	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
 
-# Monitors that come and go (sysfs forced connectors, a second virtio-gpu head): a draft until
-# the kiosk's side lands, then a line of vm-test:
-#	bash Tests/vm/hotplug-test.sh --binary $(RELEASE_BIN)
 vm-test-hotplug: release
 	bash Tests/vm/hotplug-test.sh --binary $(RELEASE_BIN)
 
