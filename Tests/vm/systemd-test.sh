@@ -169,6 +169,14 @@ ln -sf /dev/null "$root/etc/systemd/system/serial-getty@$console.service"
 # The other roots run the checks that tell the package works there (boot, the process, a tap,
 # a reload, the stop); the full set runs on the Debian 12 amd64 root.
 [ $debian13 = 0 ] || echo 'VM_CHECKS=none' > "$root/usr/local/lib/vm-systemd/vm.env"
+# The full run boots with the screen off (the kernel's video=CONNECTOR:d forces the connector
+# disconnected, as a TV still off when the machine boots): the unit must become active and stay
+# so while the kiosk waits, and show the game once check.sh switches the screen on.
+boot_args=()
+if [ $debian13 = 0 ]; then
+    echo 'VM_SCREEN_OFF_AT_BOOT=Virtual-1' >> "$root/usr/local/lib/vm-systemd/vm.env"
+    boot_args=(--append "video=Virtual-1:d")
+fi
 if [ $arch = arm64 ]; then
     # One serial port on -M virt: screendump answers come on a virtio console (hvc0), where
     # systemd's getty generator would start a login prompt that eats them.
@@ -194,7 +202,7 @@ t_initrd=$(vm_elapsed "$t0")
 vm_log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
 
 out=$work/out
-vm_boot "$work/initrd.gz" "$out" 900 $verbose --mem 1024 "${machine[@]}" -- -smp 2
+vm_boot "$work/initrd.gz" "$out" 900 $verbose --mem 1024 "${machine[@]}" "${boot_args[@]}" -- -smp 2
 t_vm=$(vm_elapsed "$t0")
 
 # --- what the host checks ----------------------------------------------------------------------
@@ -246,6 +254,9 @@ sys.exit(0 if share >= float(sys.argv[3]) else 1)
 PY
 }
 differ_picture() { local rc=0; same_picture "$@" || rc=$?; [ $rc = 1 ]; }
+if [ $debian13 = 0 ]; then
+    vm_check "screen off at boot: no start screen while the kiosk waits" bash -c "[ -f '$VM_OUT/no-screen.ppm' ] && ! python3 '$VM_DIR/ppm.py' check '$VM_OUT/no-screen.ppm' --region 0,0,100%,100%=$background@0.8"
+fi
 vm_check "boot: the game is on screen, not the text console" vm_dump boot --expect graphics
 vm_check_show "boot: the start screen (its background, white title, the three mode buttons, no HUD)" start_screen boot
 vm_check "after the tap on Start: the playing screen (HUD band along the top)" \
