@@ -14,6 +14,10 @@ struct BenchReport {
     var inputLatency = Timing()
     /// A frame of the touch-test screen with two fingers moving.
     var touchTest = Timing()
+    /// The picture scaled onto a mirrored screen of `mirrorSize`: whole, and the animated damage.
+    var mirrorFull = Timing()
+    var mirrorAnimated = Timing()
+    static let mirrorSize = PixelSize(width: 1920, height: 1080)
     var damageBytesPerFrame = 0.0
     var damageRectsPerFrame = 0.0
     var spritesRenderedPerFrame = 0.0
@@ -53,6 +57,8 @@ struct BenchReport {
             ("layers_frames", .int(layers.frames)), ("layers_pops", .int(layers.pops)),
             ("layers_hooks_started", .int(layers.hooksStarted)), ("layers_sounds_started", .int(layers.soundsStarted)),
             ("touch_test_ms", touchTest.json),
+            ("mirror_size", .string(Self.mirrorSize.description)), ("mirror_full_ms", mirrorFull.json),
+            ("mirror_animated_ms", mirrorAnimated.json),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -66,6 +72,7 @@ struct BenchReport {
         out += row("naive cairo redraw", naive) + row("memcpy of one frame", memcpy)
         out += row("input to screen (wall)", inputLatency)
         out += row("touch-test screen frame", touchTest)
+        out += row("mirror \(Self.mirrorSize), full", mirrorFull) + row("mirror \(Self.mirrorSize), animated", mirrorAnimated)
         if sound.opened {
             out += row("sound: event to write", sound.eventToWrite) + row("sound: device delay", sound.deviceDelay)
             out += row("sound: event to heard", sound.eventToSound)

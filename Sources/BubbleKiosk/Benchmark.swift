@@ -54,17 +54,21 @@ struct Benchmark {
         for _ in 0..<90 { renderer.render(nextScene()) }
         let spritesBefore = renderer.spritesRendered
         var damageBytes = 0, damageRects = 0
+        var damages: [[PixelRect]] = []
         report.animated = Self.measure(frames) { timer in
             let scene = nextScene()
             timer.start()
             let damage = renderer.render(scene)
             timer.stop()
+            damages.append(damage)
             damageRects += damage.count
             damageBytes += damage.reduce(0) { $0 + $1.area } * 4
         }
         report.damageBytesPerFrame = Double(damageBytes) / Double(frames)
         report.damageRectsPerFrame = Double(damageRects) / Double(frames)
         report.spritesRenderedPerFrame = Double(renderer.spritesRendered - spritesBefore) / Double(frames)
+        (report.mirrorFull, report.mirrorAnimated) = Self.mirror(renderer.frame.buffer, onto: BenchReport.mirrorSize,
+                                                                 damages: damages)
 
         report.fullRedraw = Self.measure(frames) { timer in
             let scene = nextScene()
@@ -106,6 +110,23 @@ struct Benchmark {
         report.inputLatency = try InputLatencyBench.measure(size: size, frames: frames, seed: 1)
         report.touchTest = TouchTestBench.measure(size: size, frames: frames)
         return report
+    }
+
+    /// A mirrored screen's copy (`[display] outputs = all`): the whole picture, and the animated
+    /// frames' damage, scaled onto a screen of `target` (the picture stays the last one drawn:
+    /// the cost depends on the area, not on what it shows).
+    private static func mirror(_ picture: PixelBuffer, onto target: PixelSize, damages: [[PixelRect]]) -> (Timing, Timing) {
+        let fit = MirrorFit(source: picture.size, target: target)
+        let screen = PixelBuffer(size: target)
+        let full = measure(damages.count) { _ in
+            MirrorScaler.paint(picture, [picture.bounds], fit: fit, into: screen.pixels, destinationStride: screen.stride)
+        }
+        var frame = 0
+        let animated = measure(damages.count) { _ in
+            MirrorScaler.paint(picture, damages[frame], fit: fit, into: screen.pixels, destinationStride: screen.stride)
+            frame += 1
+        }
+        return (full, animated)
     }
 
     /// Calls `body` `count` times; `body` starts and stops the timer around the measured part

@@ -8,7 +8,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let json = try r.json()
         for key in ["full_redraw_ms", "animated_ms", "idle_ms", "naive_ms", "memcpy_ms", "input_latency_ms",
-                    "sound_event_to_write_ms", "frame_bare_ms", "frame_with_layers_ms", "targets"] {
+                    "sound_event_to_write_ms", "frame_bare_ms", "frame_with_layers_ms", "mirror_full_ms", "mirror_animated_ms", "targets"] {
             #expect(json[key] != nil, "\(key) missing")
         }
         let pops = json["layers_pops"] as? Int ?? 0
