@@ -27,10 +27,13 @@ import KioskTestSupport
         #expect(d.recheck == at(minutes: 12))
     }
 
-    @Test func asleepPowersDownAndKeepsTheWakingLevel() {
+    /// Asleep: power off, the level as it was (not brightened), nothing due.
+    @Test func asleepPowersDownAndKeepsTheLevel() {
         let p = policy()
-        let d = p.decide(lastActivity: t0, asleep: true, at: at(minutes: 60), found: 100, maximum: 255)
-        #expect(d == .init(level: 204, powerOn: false, dimmed: false, recheck: nil))
+        let dimmed = p.decide(lastActivity: t0, asleep: true, at: at(minutes: 60), found: 100, maximum: 255)
+        #expect(dimmed == .init(level: 51, powerOn: false, dimmed: true, recheck: nil))
+        let early = p.decide(lastActivity: t0, asleep: true, at: at(minutes: 1), found: 100, maximum: 255)
+        #expect(early == .init(level: 204, powerOn: false, dimmed: false, recheck: nil))
     }
 
     @Test func noDimmingNeedsNoTimerAndAutoLeavesTheLevel() {

@@ -113,14 +113,3 @@ import Testing
         withExtendedLifetime(keep) {}
     }
 }
-
-/// Makes `path` a file the kiosk's writes are refused on with EACCES. Root writes any mode,
-/// so for root it becomes a link to a sysfs file no one may write.
-func makeUnwritable(_ path: String) {
-    if getuid() == 0 {
-        unlink(path)
-        symlink("/sys/kernel/uevent_seqnum", path)
-    } else {
-        chmod(path, 0o444)
-    }
-}

@@ -64,9 +64,18 @@ public struct BacklightPolicy: Equatable, Sendable {
     ///   - found: the raw level the panel had when the kiosk took it.
     ///   - maximum: the device's `max_brightness`.
     public func decide(lastActivity: TimeStamp, asleep: Bool, at now: TimeStamp, found: Int, maximum: Int) -> Decision {
+        var decision = awake(lastActivity: lastActivity, at: now, found: found, maximum: maximum)
+        // Asleep, the level stays as it was (never brighter: a panel without bl_power may still
+        // glow) and nothing is due until a touch or the wake.
+        if asleep {
+            decision.powerOn = false
+            decision.recheck = nil
+        }
+        return decision
+    }
+
+    private func awake(lastActivity: TimeStamp, at now: TimeStamp, found: Int, maximum: Int) -> Decision {
         let normal = brightness.map { Self.level(percent: $0, maximum: maximum) }
-        // Asleep, the level stays the waking one: power alone comes back on a touch.
-        if asleep { return Decision(level: normal, powerOn: false, dimmed: false, recheck: nil) }
         guard dimAfterIdleMin > 0 else { return Decision(level: normal, powerOn: true, dimmed: false, recheck: nil) }
         let due = lastActivity.adding(milliseconds: dimAfterIdleMin * 60_000)
         guard now >= due else { return Decision(level: normal, powerOn: true, dimmed: false, recheck: due) }
