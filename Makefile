@@ -25,13 +25,17 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR      := $(PREFIX)/bin
 MAN1DIR     := $(PREFIX)/share/man/man1
+# udev reads rules from /usr/local/lib/udev/rules.d as well; Debian 12 keeps its own in /lib.
 ifeq ($(PREFIX),/usr)
 UNITDIR     := /lib/systemd/system
 SYSUSERSDIR := /usr/lib/sysusers.d
+UDEVRULESDIR := /lib/udev/rules.d
 else
 UNITDIR     := $(PREFIX)/lib/systemd/system
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
+UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 endif
+BACKLIGHT_RULES := 60-bubble-kiosk-backlight.rules
 CONFDIR     := /etc/bubble-kiosk
 DEB_STAGE   := build/deb/root
 HOST_ARCH   := $(shell dpkg --print-architecture)
@@ -154,15 +158,16 @@ sounds: build | build/
 bench: release
 	$(RELEASE_BIN) bench
 
-# The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the man page,
-# and the commented default config, which is never overwritten: an edited one stays.
+# The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the udev rule
+# for the backlight, the man page, and the commented default config, which is never
+# overwritten: an edited one stays.
 # (install-files installs the release binary as it is, without asking SwiftPM again.)
 install: release
 	@$(MAKE) --no-print-directory install-files
 
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MAN1DIR) \
-		$(DESTDIR)$(CONFDIR) $(DESTDIR)$(CONFDIR)/kiosk.conf.d
+		$(DESTDIR)$(CONFDIR) $(DESTDIR)$(CONFDIR)/kiosk.conf.d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 755 $(KIOSK_BIN) $(DESTDIR)$(BINDIR)/bubble-kiosk
 	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/bubble-kiosk
 	sed 's|^ExecStart=/usr/bin/bubble-kiosk |ExecStart=$(BINDIR)/bubble-kiosk |' systemd/bubble-kiosk.service \
@@ -170,6 +175,7 @@ install-files:
 	chmod 644 $(DESTDIR)$(UNITDIR)/bubble-kiosk.service
 	install -m 644 systemd/bubble-kiosk-retry.timer systemd/bubble-kiosk-retry.service $(DESTDIR)$(UNITDIR)/
 	install -m 644 systemd/bubble-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf
+	install -m 644 systemd/$(BACKLIGHT_RULES) $(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
 	install -d $(DESTDIR)$(SOUNDS_INSTALL_DIR)
 	$(RELEASE_BIN) generate-sounds $(DESTDIR)$(SOUNDS_INSTALL_DIR) > /dev/null
 	chmod 644 $(DESTDIR)$(SOUNDS_INSTALL_DIR)/*.wav
@@ -182,6 +188,7 @@ install-files:
 	fi
 	@if [ -z "$(DESTDIR)" ]; then \
 		systemd-sysusers $(SYSUSERSDIR)/bubble-kiosk.conf; \
+		if [ -d /run/udev ]; then udevadm control --reload && udevadm trigger -s backlight -c add || true; fi; \
 		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 		echo "installed; start it with: systemctl enable --now bubble-kiosk"; \
 	fi
@@ -194,7 +201,8 @@ uninstall:
 	fi
 	rm -f $(DESTDIR)$(BINDIR)/bubble-kiosk $(DESTDIR)$(UNITDIR)/bubble-kiosk.service \
 		$(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.timer $(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.service \
-		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
+		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz \
+		$(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
 	rm -f $(addprefix $(DESTDIR)$(SOUNDS_INSTALL_DIR)/,$(SOUND_FILES))
 	-rmdir $(DESTDIR)$(SOUNDS_INSTALL_DIR) $(DESTDIR)$(dir $(SOUNDS_INSTALL_DIR:%/=%)) 2>/dev/null
 	@if cmp -s $(DESTDIR)$(CONFDIR)/kiosk.conf systemd/kiosk.conf.example; then \
@@ -229,11 +237,12 @@ release-arm64: deps
 
 # build/bubble-kiosk_VERSION-REV_arm64.deb: the same files as `deb` (the sounds are made by
 # this machine's build: they do not depend on the architecture), Depends from Debian 13's
-# arm64 libraries, and the units where Debian 13 keeps them (/usr/lib: /lib is only a link there).
+# arm64 libraries, and the units and the udev rule where Debian 13 keeps them (/usr/lib: /lib is only a link there).
 deb-arm64: release-arm64 release | build/
 	rm -rf $(ARM64_STAGE) build/bubble-kiosk_*_arm64.deb
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
-		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system
+		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system \
+		UDEVRULESDIR=/usr/lib/udev/rules.d
 	bash packaging/build-deb.sh --arch arm64 $(CURDIR)/$(ARM64_STAGE) $(CURDIR)/build
 
 # The arm64 build and package, and the amd64 package on Debian 13 (each step prints its time):

@@ -50,6 +50,8 @@ enum LayerLoadBench {
             settings.hooks.maxRunning = 64
             settings.metrics.textfile = scratch + "/bench.prom"
             settings.metrics.intervalS = 1
+            // A board's own panel is not the bench's to dim or switch off.
+            settings.display.backlight = "none"
         }
         let field = PlayField(size: size, pxPerMM: PixelDensity.resolve(configured: nil), game: settings.game)
         let round = Round(field: field, settings: settings, seed: seed, at: .zero)

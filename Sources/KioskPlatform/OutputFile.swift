@@ -76,6 +76,27 @@ public enum OutputFile {
         renamed = true
     }
 
+    /// Writes `bytes` into the regular file already at `path`, in place: opened for writing and
+    /// truncated, never created, renamed or fsynced. For kernel attributes (sysfs), which take
+    /// their value in one write(2) and cannot be replaced; anything but a regular file is
+    /// refused with `OutputRefusal`. Throws `SystemError` with errno and the path.
+    public static func writeInPlace(_ path: String, _ bytes: [UInt8]) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw SystemError("stat", path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw OutputRefusal(path: path, kind: FileSystem.fileKind(st.st_mode)) }
+        let file = try FileDescriptor.open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
+        let fd = file.rawValue
+        var offset = 0
+        while offset < bytes.count {
+            let n = try bytes.withUnsafeBytes { buf in
+                try retryingInterrupts("write", path) { Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset) }
+            }
+            offset += n
+        }
+        // sysfs reports a refused value (EINVAL) at write; a regular file's late error at close.
+        try file.close()
+    }
+
     /// Why a write failed, without the path, for a line that names the path first (so a long
     /// path is not shown twice): `No such file or directory (open, errno 2)`.
     public static func reason(_ error: any Error) -> String {

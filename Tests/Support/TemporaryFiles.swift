@@ -42,3 +42,14 @@ public final class TemporaryDirectory {
 
     deinit { removeTree(path) }
 }
+
+/// Makes the file `path` one whose opening for writing fails with EACCES. Root writes any mode,
+/// so for root it becomes a link to a sysfs file no one may write.
+public func makeUnwritable(_ path: String) {
+    if getuid() == 0 {
+        unlink(path)
+        symlink("/sys/kernel/uevent_seqnum", path)
+    } else {
+        chmod(path, 0o444)
+    }
+}

@@ -108,12 +108,14 @@ check "every NEEDED library's package is in Depends (dpkg-shlibdeps ran)" needed
 # --- contents --------------------------------------------------------------------------------
 # Units: /lib/systemd/system for Debian 12, /usr/lib/systemd/system for Debian 13 (arm64).
 unitdir=/lib/systemd/system
-[ "$arch" = arm64 ] && unitdir=/usr/lib/systemd/system
+udevdir=/lib/udev/rules.d
+[ "$arch" = arm64 ] && unitdir=/usr/lib/systemd/system && udevdir=/usr/lib/udev/rules.d
 sort > "$work/expected" <<EOF
 /etc/bubble-kiosk/kiosk.conf
 $unitdir/bubble-kiosk-retry.service
 $unitdir/bubble-kiosk-retry.timer
 $unitdir/bubble-kiosk.service
+$udevdir/60-bubble-kiosk-backlight.rules
 /usr/bin/bubble-kiosk
 /usr/lib/sysusers.d/bubble-kiosk.conf
 /usr/share/bubble-kiosk/sounds/high_score.wav
@@ -134,6 +136,10 @@ check "the config in the package is systemd/kiosk.conf.example" cmp "$repo/syste
 for u in bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service; do
     check "the unit in the package is systemd/$u" cmp "$repo/systemd/$u" "$work/root$unitdir/$u"
 done
+check "the udev rule in the package is systemd/60-bubble-kiosk-backlight.rules" \
+    cmp "$repo/systemd/60-bubble-kiosk-backlight.rules" "$work/root$udevdir/60-bubble-kiosk-backlight.rules"
+check "postinst applies the backlight rule to a panel already there" \
+    grep -q 'udevadm trigger --subsystem-match=backlight --action=add' "$work/DEBIAN/postinst"
 check "the sysusers file in the package is systemd/bubble-kiosk.sysusers" cmp "$repo/systemd/bubble-kiosk.sysusers" "$work/root/usr/lib/sysusers.d/bubble-kiosk.conf"
 check "conffiles lists /etc/bubble-kiosk/kiosk.conf and nothing else" \
     bash -c "[ \"\$(cat '$work/DEBIAN/conffiles')\" = /etc/bubble-kiosk/kiosk.conf ]"

@@ -33,6 +33,8 @@ check "the crash-loop retry timer and service are beside it, as in systemd/" \
              cmp '$repo/systemd/bubble-kiosk-retry.service' '$d/usr/local/lib/systemd/system/bubble-kiosk-retry.service'"
 check "the sysusers file is in /usr/local/lib/sysusers.d" \
     cmp "$repo/systemd/bubble-kiosk.sysusers" "$d/usr/local/lib/sysusers.d/bubble-kiosk.conf"
+check "the backlight's udev rule is in /usr/local/lib/udev/rules.d" \
+    cmp "$repo/systemd/60-bubble-kiosk-backlight.rules" "$d/usr/local/lib/udev/rules.d/60-bubble-kiosk-backlight.rules"
 check "the man page is in /usr/local/share/man/man1" \
     bash -c "gzip -dc '$d/usr/local/share/man/man1/bubble-kiosk.1.gz' | grep -q '^\.TH BUBBLE-KIOSK 1 .*bubble-kiosk $(cat "$repo/VERSION")'"
 conf=$d/etc/bubble-kiosk/kiosk.conf
@@ -75,6 +77,7 @@ check "make install PREFIX=/usr DESTDIR=... succeeds" mk install PREFIX=/usr DES
 check "PREFIX=/usr: the unit is in /lib/systemd/system, ExecStart= in /usr/bin" \
     has_line "$u/lib/systemd/system/bubble-kiosk.service" "ExecStart=/usr/bin/bubble-kiosk run"
 check "PREFIX=/usr: the sysusers file is in /usr/lib/sysusers.d" test -f "$u/usr/lib/sysusers.d/bubble-kiosk.conf"
+check "PREFIX=/usr: the udev rule is in /lib/udev/rules.d" test -f "$u/lib/udev/rules.d/60-bubble-kiosk-backlight.rules"
 check "PREFIX=/usr: the binary is in /usr/bin" test -x "$u/usr/bin/bubble-kiosk"
 
 summary install-test

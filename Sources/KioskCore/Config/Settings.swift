@@ -152,6 +152,14 @@ public struct DisplaySettings: Equatable, Sendable {
     public var outputs = "first"
     /// `outputs` parsed; `first` for text the config's check would have refused.
     public var outputSelection: OutputSelection { OutputSelection(parsing: outputs) ?? .first }
+    /// The backlight device (`BacklightChoice`'s words): auto, none, a name or a directory.
+    public var backlight = "auto"
+    /// Backlight level in percent of its maximum; nil: as the panel was found.
+    public var brightness: Double? = nil
+    /// Minutes without a touch before the backlight dims; 0: never.
+    public var dimAfterIdleMin = 0.0
+    /// Dimmed level in percent of the maximum.
+    public var dimBrightness = 20.0
 
     public init() {}
 }
