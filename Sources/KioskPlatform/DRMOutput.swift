@@ -78,6 +78,17 @@ final class DRMOutput {
             crtcOff = false
             front = 0
             missed = [[], [bounds]]
+            // The same picture once more with a page flip: a CRTC that was off (a screen plugged
+            // in, the kernel's video=...:d) showed the mode set's buffer black under QEMU's
+            // bochs-drm until the next flip, and a start screen that does not move has none.
+            if flipsWork {
+                copy(frame, [bounds], into: buffers[1], copied: &copied)
+                if CDRM_page_flip(device.fd, crtcID, buffers[1].fbID, flipResult) == 0 {
+                    front = 1
+                    missed = [[], []]
+                    flipPendingSince = EventLoop.now()
+                }
+            }
             return .now
         }
         let back = 1 - front
