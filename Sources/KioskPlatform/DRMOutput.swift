@@ -78,14 +78,16 @@ final class DRMOutput {
             crtcOff = false
             front = 0
             missed = [[], [bounds]]
-            // The same picture once more with a page flip: a CRTC that was off (a screen plugged
-            // in, the kernel's video=...:d) showed the mode set's buffer black under QEMU's
-            // bochs-drm until the next flip, and a start screen that does not move has none.
+            // The same picture once more from the other buffer with a page flip, and the mode
+            // set's buffer written whole with the next frame: QEMU's standard VGA clears the
+            // start of its video memory when the mode is set (bochs-drm does not ask it to keep
+            // it), and when the CRTC was off (a screen plugged in) that is where this buffer
+            // lies. A start screen that does not move would stay black until a touch.
             if flipsWork {
                 copy(frame, [bounds], into: buffers[1], copied: &copied)
                 if CDRM_page_flip(device.fd, crtcID, buffers[1].fbID, flipResult) == 0 {
                     front = 1
-                    missed = [[], []]
+                    missed = [[bounds], []]
                     flipPendingSince = EventLoop.now()
                 }
             }
