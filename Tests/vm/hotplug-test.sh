@@ -19,7 +19,8 @@
 #   1024x768 preferred) and `outputs = all`: both heads show the game (head 1 scaled and
 #   letterboxed); the sysfs unplug of Virtual-2 leaves head 0 playing; (e) Virtual-2 back by
 #   `echo detect` + uevent shows the game again, and QEMU's own unplug (a real HOTPLUG=1 event,
-#   no sysfs write) leaves head 0 playing.
+#   no sysfs write) leaves head 0 playing; (f) head 0's monitor replaced by one whose preferred
+#   mode is 1024x768 (vm-head): the game is laid out again for it, same process.
 # The unplug the issue prescribes: `echo off > /sys/class/drm/card0-CONN/status` (forced
 # disconnected), `echo detect > .../status` (probed again), and `echo change >
 # /sys/class/drm/card0/uevent` after each: on Debian's 6.1 kernel a write to `status` changes
@@ -68,6 +69,8 @@ events "$work/start.evemu" > "$gen/start.events"
 events "$work/pops.evemu" > "$gen/pops.events"
 bubbles expect "$work/tap.state.json" $pops | sed 's/^/tap_/' > "$work/expected.sh"
 . "$work/expected.sh"
+# Parts a and b: a demo round follows the start screen after 2 s, so b finds one in play.
+printf '[attract]\ndemo_after_s = 2\n' > "$gen/ab.conf"
 # Part d: every connected output shows the game.
 printf '[display]\noutputs = all\n' > "$gen/all.conf"
 t_gen=$(vm_elapsed "$t0")
@@ -186,7 +189,7 @@ say SYSFS "the change write sent $(( $(count /tmp/uevents.log .) - n )) uevents"
 part_a() {
     echo off > $conn/status
     say SYSFS "a-off status=$(cat $conn/status)"
-    bubble-kiosk run --display drm --attract --status > /tmp/a.log 2>&1 &
+    bubble-kiosk run --display drm --attract --status --config /test/ab.conf > /tmp/a.log 2>&1 &
     kiosk_pid=$!
     kwait /tmp/a.log 'waiting for a display' 10 || return 1
     no_screen a || return 1
@@ -205,6 +208,9 @@ part_a() {
 
 # --- b: unplugged and back during the demo round ---------------------------------------------
 part_b() {
+    # A demo round in play: the one --attract started may be over by now; the next starts 2 s
+    # after (ab.conf).
+    kmore /tmp/a.log '^t=.* screen=demo ' "$(count /tmp/a.log '^t=.* screen=demo ')" 20 || return 1
     status a b-before || return 1
     screen_off b-off
     no_screen a || return 1
@@ -334,8 +340,21 @@ part_e() {
     status d e-gone
 }
 
+# --- f: the main monitor replaced by one of another size (QEMU's side: 1024x768 preferred) ----
+part_f() {
+    n=$(count /tmp/uevents.log 'HOTPLUG=1')
+    vm-head 0 1024x768 || say WAIT "vm-head 0 1024x768 failed"
+    wait_more /tmp/uevents.log 'HOTPLUG=1' "$n" 10
+    kwait /tmp/d.log 'display=drm:/dev/dri/card0:Virtual-1:1024x768' 15 || return 1
+    drawing d || return 1
+    now d f-resized-head0
+    vm-screendump --head 0 f-resized-head0
+    alive f-resized
+    status d f-resized
+}
+
 step d
-part_d && step e && part_e
+part_d && step e && part_e && step f && part_f
 finish d
 
 kill "$uevent_pid"
@@ -478,9 +497,16 @@ vm_check_show "e: head 1 letterboxed again" letterboxed e-back-head1
 vm_check "e: QEMU's unplug of head 1 (HOTPLUG=1): Virtual-2 disconnected" heads_line e-unplugged Virtual-2 disconnected
 vm_check "e: head 0 still plays (HUD band)" game_on e-gone-head0
 vm_check "e: the kiosk runs on" alive_at e-gone
-vm_check "d+e: the same pid at every checkpoint" same_pid 'd-|e-'
-vm_check "d+e: exit 0 on SIGTERM" exited_ok d
-vm_check "d+e: no crash" vm_no_crash d
+vm_check "f: a main monitor of another size: the kiosk shows on Virtual-1 at 1024x768" \
+    status_is f-resized 'display=drm:/dev/dri/card0:Virtual-1:1024x768@[0-9]+ '
+vm_check "f: the game is laid out again for it (the log says so)" \
+    vm_has '^d\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1024x768@[0-9]+: now 1024x768 at '
+vm_check "f: head 0's dump is 1024x768 and shows the game" \
+    bash -c "python3 '$VM_DIR/ppm.py' info '$VM_OUT/f-resized-head0.ppm' | grep -q '^size 1024x768\$'"
+vm_check "f: head 0 shows the game filling the new size" game_on f-resized-head0
+vm_check "d+e+f: the same pid at every checkpoint" same_pid 'd-|e-|f-'
+vm_check "d+e+f: exit 0 on SIGTERM" exited_ok d
+vm_check "d+e+f: no crash" vm_no_crash d
 vm_png_copies
 
 echo "--- from the guests"
