@@ -17,8 +17,8 @@ import KioskCore
 public final class DRMDisplay: Display {
     /// The size the game lays out for: the main screen's mode, turned by `rotation` (while no
     /// screen was ever connected, `waitingSize` or the `--mode` asked for).
-    public private(set) var size: PixelSize
-    public private(set) var reportedPxPerMM: Double?
+    public internal(set) var size: PixelSize
+    public internal(set) var reportedPxPerMM: Double?
     /// Degrees clockwise the picture is turned on the main panel.
     public let rotation: Int
     public let devicePath: String
@@ -44,28 +44,29 @@ public final class DRMDisplay: Display {
     static let mostScreens = 8
 
     let device: DRMDevice
-    private let turn: ScreenRotation
-    private let selection: OutputSelection
-    private let request: DRMModeRequest?
-    private let hotplug: DeviceEventMonitor?
+    let turn: ScreenRotation
+    let selection: OutputSelection
+    let request: DRMModeRequest?
+    let hotplug: DeviceEventMonitor?
     /// `card0`: the name this card's events carry.
-    private let cardName: String
+    let cardName: String
     /// Main first.
-    private var outputs: [DRMOutput] = []
+    var outputs: [DRMOutput] = []
     /// Each CRTC's state before the kiosk first used it: what the exit puts back.
-    private var savedCRTCs: [UInt32: DRMCrtcState] = [:]
+    var savedCRTCs: [UInt32: DRMCrtcState] = [:]
     /// Where page flips report, one per output position, alive as long as the display: an event
     /// of a screen dropped with its flip in flight still lands in memory that exists.
-    private let flipSlots: UnsafeMutablePointer<CDRM_flip_result>
-    private var restored = false
+    let flipSlots: UnsafeMutablePointer<CDRM_flip_result>
+    private(set) var restored = false
     /// Switched away (master dropped on purpose), or master taken or refused: no presenting.
-    private var suspended = false
-    private var masterLost = false
+    private(set) var suspended = false
+    private(set) var masterLost = false
     /// A probe that came while the card was not ours: done on `resume()`.
-    private var probePending = false
+    var probePending = false
     private var flipTimeouts = RateLimitedLog()
     private var mirrorFailures = RateLimitedLog()
-    private var said: Set<String> = []
+    /// Warnings already given (each said once).
+    var said: Set<String> = []
 
     /// Opens the card (`devicePath`, or the first /dev/dri/card* with a screen `outputs` picks,
     /// or with the connector `connector` when given: that one overrides `outputs`), becomes DRM
@@ -131,175 +132,6 @@ public final class DRMDisplay: Display {
 
     /// The screens in use, main first (`HDMI-A-1:1920x1080@60`).
     public var screenLabels: [String] { outputs.map(\.label) }
-
-    // MARK: finding the card and the screens
-
-    /// The card to use, with its connectors. A named card must work; otherwise cards are tried
-    /// in order and the first where `selection` finds a screen wins (card numbers change
-    /// between boots), else the first card with a display engine, to wait on.
-    static func discover(devicePath: String?, selection: OutputSelection,
-                         required connectorName: String?) throws -> (DRMDevice, [DRMConnector]) {
-        let paths = devicePath.map { [$0] } ?? DRMDevice.cardPaths()
-        guard !paths.isEmpty else {
-            throw DisplaySetupError.noDisplay("no /dev/dri/card* (no KMS driver loaded?); try --display fbdev")
-        }
-        var seen: [String] = []
-        var firstError: Error?
-        var waitOn: (DRMDevice, [DRMConnector])?
-        for path in paths {
-            do {
-                let device = try DRMDevice(path: path)
-                let connectors = try device.connectors()
-                seen.append("\(path): \(connectors.isEmpty ? "no connectors" : connectorList(connectors))")
-                if let wanted = connectorName, !connectors.contains(where: { $0.name.lowercased() == wanted.lowercased() }) {
-                    continue
-                }
-                if !selection.choose(among: connectors.map(candidate)).isEmpty { return (device, connectors) }
-                if waitOn == nil && !connectors.isEmpty { waitOn = (device, connectors) }
-            } catch {
-                if devicePath != nil { throw error }
-                firstError = firstError ?? error
-                seen.append("\(error)")
-            }
-        }
-        if let waitOn { return waitOn }
-        // Only errors (say, permission denied on the one card): that error says it best.
-        if let firstError, seen.count == 1 { throw firstError }
-        let what = connectorName.map { "connector \($0)" } ?? "a display engine"
-        throw DisplaySetupError.noDisplay("no DRM card with \(what) (\(seen.joined(separator: "; ")))")
-    }
-
-    static func connectorList(_ connectors: [DRMConnector]) -> String {
-        connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", ")
-    }
-
-    /// A connector as `OutputSelection` sees it.
-    static func candidate(_ c: DRMConnector) -> OutputCandidate {
-        let presence: OutputCandidate.Presence = switch c.status {
-        case .connected: .connected
-        case .disconnected: .disconnected
-        case .unknown: .unknown
-        }
-        let monitor = c.monitor
-        return OutputCandidate(name: c.name, presence: presence, hasModes: !c.modes.isEmpty,
-                               monitorMatches: { monitor?.matches($0) ?? false })
-    }
-
-    /// Probes the connectors again (a hotplug event, or the runtime's poll while it waits) and
-    /// sets the screens up anew: every screen gets a full mode set with the next present, which
-    /// also brings back a monitor that lost its signal. Calls `onResize` when the main screen's
-    /// size changed and `onScreensChanged` always.
-    public func probeScreens() {
-        guard !restored else { return }
-        if suspended || masterLost {
-            probePending = true
-            return
-        }
-        let connectors: [DRMConnector]
-        do {
-            connectors = try device.connectors()
-        } catch {
-            Console.log(.error, "probing the screens: \(error)")
-            return
-        }
-        let resized = configure(connectors)
-        if resized { onResize?() }
-        onScreensChanged?()
-    }
-
-    /// Reads the card's hotplug events; any event of this card (a plug, an unplug, a `change`)
-    /// is a reason to probe again.
-    public func handleHotplug() {
-        guard let hotplug else { return }
-        let events = hotplug.drain().filter { $0.name == cardName || $0.name.hasPrefix(cardName + "-") }
-        guard let event = events.last else { return }
-        Console.log(.info, "\(devicePath): \(event.action) event\(event.isHotplug ? " (hotplug)" : ""); probing the screens")
-        probeScreens()
-    }
-
-    /// Chooses the screens among `connectors` and makes their outputs; returns whether the
-    /// game's size changed.
-    private func configure(_ connectors: [DRMConnector]) -> Bool {
-        let chosen = Array(selection.choose(among: connectors.map(Self.candidate)).prefix(Self.mostScreens)).map { connectors[$0] }
-        for name in selection.unknownNames(among: connectors.map(Self.candidate)) {
-            sayOnce("[display] outputs names \(name), which \(devicePath) does not have (it has \(connectors.map(\.name).joined(separator: ", ")))")
-        }
-        var plan: [(DRMConnector, DRMMode)] = []
-        for (i, connector) in chosen.enumerated() {
-            var mode = DRMModeRequest.choose(i == 0 ? request : nil, among: connector.modes)
-            if mode == nil, let request {
-                sayOnce("\(connector.name): no mode \(request); using its preferred one")
-                mode = DRMModeRequest.choose(nil, among: connector.modes)
-            }
-            if let mode { plan.append((connector, mode)) }
-        }
-        let before = outputs.map(\.label)
-        for output in outputs { output.waitForPendingFlip(limit: Self.flipTimeout) }
-        let newSize = plan.first.map { turn.logicalSize(panel: $0.1.size) } ?? size
-        // Outputs that stay as they are keep their buffers; the others go first, so their CRTCs
-        // are free (removing a framebuffer on screen turns its CRTC off).
-        var keep: [UInt32: DRMOutput] = [:]
-        for (n, (connector, mode)) in plan.enumerated() {
-            if let old = outputs.first(where: { $0.connector.id == connector.id && $0.mode.isSame(as: mode) }),
-               old.placement == placement(main: n == 0, panel: mode.size, game: newSize) {
-                keep[connector.id] = old
-            }
-        }
-        outputs = []
-        let crtcs: [UInt32?]
-        do {
-            crtcs = device.assignCRTCs(for: plan.map(\.0), resources: try device.resources())
-        } catch {
-            Console.log(.error, "probing the screens: \(error)")
-            return false
-        }
-        for (n, (connector, mode)) in plan.enumerated() {
-            guard let crtc = crtcs[n] else {
-                sayOnce("\(connector.name): no free CRTC can drive it (the card drives \(n) screens at most)")
-                continue
-            }
-            if savedCRTCs[crtc] == nil { savedCRTCs[crtc] = try? device.crtcState(id: crtc) }
-            let slot = flipSlots + outputs.count
-            if let old = keep[connector.id], old.crtcID == crtc, old.flipResult == slot {
-                outputs.append(old)
-                continue
-            }
-            slot.pointee = CDRM_flip_result()
-            do {
-                outputs.append(try DRMOutput(device: device, connector: connector, crtcID: crtc, mode: mode,
-                                             placement: placement(main: outputs.isEmpty, panel: mode.size, game: newSize),
-                                             flipResult: slot))
-            } catch {
-                Console.log(.error, "\(connector.name) \(mode): \(error)")
-            }
-        }
-        for output in outputs { output.forget() }
-        if let main = outputs.first {
-            reportedPxPerMM = PixelDensity.pxPerMM(pixels: main.mode.size, mmWidth: main.connector.mmWidth,
-                                                   mmHeight: main.connector.mmHeight)
-        }
-        let after = outputs.map(\.label)
-        if after != before {
-            if after.isEmpty {
-                Console.log(.warning, "\(devicePath): no screen connected (\(Self.connectorList(connectors))); "
-                    + "waiting for a display, the game goes on")
-            } else {
-                Console.log(.notice, "\(devicePath): showing on \(after[0])"
-                    + (after.count > 1 ? ", mirrored on \(after.dropFirst().joined(separator: ", "))" : ""))
-            }
-        }
-        let resized = newSize != size
-        size = newSize
-        return resized
-    }
-
-    private func placement(main: Bool, panel: PixelSize, game: PixelSize) -> DRMOutput.Placement {
-        main ? .turned(turn) : .mirrored(MirrorFit(source: game, target: panel))
-    }
-
-    private func sayOnce(_ line: String) {
-        if said.insert(line).inserted { Console.log(.warning, line) }
-    }
 
     // MARK: presenting
 
