@@ -17,7 +17,8 @@ struct BenchReport {
     /// The picture scaled onto a mirrored screen of `mirrorSize`: whole, and the animated damage.
     var mirrorFull = Timing()
     var mirrorAnimated = Timing()
-    static let mirrorSize = PixelSize(width: 1920, height: 1080)
+    /// A common TV panel, so the scale is not 1 (and not a whole number) at the default size.
+    static let mirrorSize = PixelSize(width: 1366, height: 768)
     var damageBytesPerFrame = 0.0
     var damageRectsPerFrame = 0.0
     var spritesRenderedPerFrame = 0.0
