@@ -91,6 +91,28 @@ import KioskTestSupport
         #expect(layer.writes == writes && device.brightness == "204\n")
     }
 
+    /// The touch-test screen's touches reach no layer, so while it is open the panel never dims;
+    /// from its closing the dim waits its full time again.
+    @Test func theTouchTestScreenKeepsThePanelBright() throws {
+        let device = Device()
+        let h = try RuntimeHarness(settings: Self.settings(device, sleepMin: 0))
+        h.runtime.attach(BacklightLayer())
+        try h.run(ms: 100)
+        h.runtime.openTouchTest(at: h.now)
+        for _ in 0..<6 {
+            // Someone keeps touching (the touch test closes after a minute without a touch).
+            h.tap(Vector2(10, 390))
+            h.advance(ms: minutes(0.5))
+        }
+        #expect(h.runtime.isTouchTestOpen)
+        #expect(device.brightness == "204\n", "three minutes of touch test, never dimmed")
+        h.runtime.closeTouchTest(at: h.now)
+        h.advance(ms: minutes(0.9))
+        #expect(device.brightness == "204\n")
+        h.advance(ms: minutes(0.2))
+        #expect(device.brightness == "51\n")
+    }
+
     /// Exit while dimmed and asleep: the panel is lit again at its old level.
     @Test func theExitNeverLeavesThePanelDark() throws {
         let device = Device()

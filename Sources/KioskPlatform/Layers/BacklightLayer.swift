@@ -23,6 +23,8 @@ public final class BacklightLayer: KioskLayer {
     private var policy = BacklightPolicy(DisplaySettings())
     private var lastActivity = TimeStamp.zero
     private var asleep = false
+    /// The touch-test screen is open: its touches reach no layer, and someone is at the panel.
+    private var touchTestOpen = false
     private var dimmed = false
     private weak var host: LayerHost?
     private var timer: EventLoop.TimerID?
@@ -61,7 +63,10 @@ public final class BacklightLayer: KioskLayer {
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
         guard backlight != nil else { return }
         switch event {
-        case .touch, .touchTest, .operatorGesture:
+        case .touchTest(let open):
+            touchTestOpen = open
+            lastActivity = max(lastActivity, facts.time)
+        case .touch, .operatorGesture:
             lastActivity = max(lastActivity, facts.time)
         case .displaySleep(let nowAsleep):
             asleep = nowAsleep
@@ -90,7 +95,9 @@ public final class BacklightLayer: KioskLayer {
     /// Writes what the policy wants at `now` and arms the timer for its next look.
     private func apply(at now: TimeStamp) {
         guard let backlight else { return }
-        let decision = policy.decide(lastActivity: lastActivity, asleep: asleep, at: now, found: found, maximum: backlight.maximum)
+        // While the touch-test screen is open, someone is at the panel: never dim under them.
+        let activity = touchTestOpen ? now : lastActivity
+        let decision = policy.decide(lastActivity: activity, asleep: asleep, at: now, found: found, maximum: backlight.maximum)
         // Off before a change of level (nothing flashes), on after it.
         if backlight.hasPower && !decision.powerOn && powerOn != false {
             guard write(backlight.powerPath, { try backlight.setPower(on: false) }) else { return }
