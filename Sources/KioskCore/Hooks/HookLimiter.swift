@@ -13,8 +13,8 @@ public struct HookLimiter: Sendable {
 
     public var maxRunning: Int
     public var perMinute: Int
-    /// Start times of each event's runs in the last minute, oldest first.
-    private var starts: [HookEvent: [TimeStamp]] = [:]
+    /// Start times of each event's runs in the last minute.
+    private var starts = WindowedCounts<HookEvent>(window: HookLimiter.window)
     private var rateDrops: [HookEvent: RateLimitedLog] = [:]
     private var busyDrops: [HookEvent: RateLimitedLog] = [:]
 
@@ -33,21 +33,13 @@ public struct HookLimiter: Sendable {
     /// Decides on a run of `event` at `time` with `running` hooks running; a `.run` counts
     /// against the event's rate from then on. `log` is true when the drop should be logged.
     public mutating func admit(_ event: HookEvent, at time: TimeStamp, running: Int) -> (decision: Decision, log: Bool) {
-        var recent = starts[event] ?? []
-        let horizon = time - Self.window
-        if let keep = recent.firstIndex(where: { $0 > horizon }) {
-            recent.removeFirst(keep)
-        } else {
-            recent.removeAll()
-        }
-        defer { starts[event] = recent }
-        if recent.count >= perMinute {
+        if starts.count(event, at: time) >= perMinute {
             return (.rateLimited, rateDrops[event, default: RateLimitedLog()].note())
         }
         if running >= maxRunning {
             return (.busy, busyDrops[event, default: RateLimitedLog()].note())
         }
-        recent.append(time)
+        starts.note(event, at: time)
         return (.run, false)
     }
 
