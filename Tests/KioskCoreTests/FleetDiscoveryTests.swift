@@ -69,7 +69,7 @@ struct FleetDiscoveryTests {
 
     @Test func commandForTopicIsExact() {
         let n = Self.names
-        for command in FleetNames.CommandTopic.allCases {
+        for command in FleetCommand.Topic.allCases {
             #expect(n.command(forTopic: n.commandTopic(command)) == command)
         }
         #expect(n.command(forTopic: "bubble-kiosk/lobby-2/display/set") == nil)

@@ -13,17 +13,6 @@ public struct FleetNames: Equatable, Sendable {
     public static let payloadOnline = "online"
     public static let payloadOffline = "offline"
 
-    /// The command topics a kiosk listens to, each at `PREFIX/NAME/set`.
-    public enum CommandTopic: String, CaseIterable, Sendable {
-        case display
-        case brightness
-        case volume
-        case touchTest = "touch_test"
-        case reload
-        case restart
-        case screenshot
-    }
-
     public let nodeID: String
     public let topicPrefix: String
 
@@ -60,17 +49,18 @@ public struct FleetNames: Equatable, Sendable {
     /// The PNG of the screen, retained.
     public var screenshotTopic: String { topicPrefix + "/screenshot" }
 
-    public func commandTopic(_ command: CommandTopic) -> String {
-        topicPrefix + "/" + command.rawValue + "/set"
+    /// `PREFIX/NAME/set` for one of the command topics (`FleetCommand.Topic`).
+    public func commandTopic(_ command: FleetCommand.Topic) -> String {
+        topicPrefix + "/" + command.rawValue
     }
 
     /// Every command topic, in declaration order: what the connection subscribes to.
-    public var commandTopics: [String] { CommandTopic.allCases.map(commandTopic) }
+    public var commandTopics: [String] { FleetCommand.Topic.allCases.map(commandTopic) }
 
     /// Which command a received topic is; nil for anything that is not exactly one of ours,
     /// so a message on a neighbour's topic is never taken as a command.
-    public func command(forTopic topic: String) -> CommandTopic? {
-        CommandTopic.allCases.first { commandTopic($0) == topic }
+    public func command(forTopic topic: String) -> FleetCommand.Topic? {
+        FleetCommand.Topic.allCases.first { commandTopic($0) == topic }
     }
 
     /// What is wrong with a configured topic prefix, or nil when it can be used.

@@ -96,7 +96,7 @@ public struct HomeAssistantDiscovery: Sendable {
         ])
     }
 
-    private func button(_ objectID: String, _ name: String, _ command: FleetNames.CommandTopic) -> DiscoveryConfig {
+    private func button(_ objectID: String, _ name: String, _ command: FleetCommand.Topic) -> DiscoveryConfig {
         entity("button", objectID, name, [("command_topic", .string(names.commandTopic(command)))])
     }
 
