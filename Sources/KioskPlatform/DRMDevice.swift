@@ -104,7 +104,12 @@ public final class DRMDevice {
     }
 
     public func connectors() throws -> [DRMConnector] {
-        try resources().connectorIDs.map { try connector(id: $0) }
+        try connectors(in: resources())
+    }
+
+    /// The connectors of `resources` (read once by a caller that needs both).
+    public func connectors(in resources: DRMResources) throws -> [DRMConnector] {
+        try resources.connectorIDs.map { try connector(id: $0) }
     }
 
     public func encoder(id: UInt32) -> DRMEncoder? {

@@ -8,24 +8,25 @@ extension DRMDisplay {
     /// in order and the first where `selection` finds a screen wins (card numbers change
     /// between boots), else the first card with a display engine, to wait on.
     static func discover(devicePath: String?, selection: OutputSelection,
-                         required connectorName: String?) throws -> (DRMDevice, [DRMConnector]) {
+                         required connectorName: String?) throws -> (DRMDevice, DRMResources, [DRMConnector]) {
         let paths = devicePath.map { [$0] } ?? DRMDevice.cardPaths()
         guard !paths.isEmpty else {
             throw DisplaySetupError.noDisplay("no /dev/dri/card* (no KMS driver loaded?); try --display fbdev")
         }
         var seen: [String] = []
         var firstError: Error?
-        var waitOn: (DRMDevice, [DRMConnector])?
+        var waitOn: (DRMDevice, DRMResources, [DRMConnector])?
         for path in paths {
             do {
                 let device = try DRMDevice(path: path)
-                let connectors = try device.connectors()
+                let resources = try device.resources()
+                let connectors = try device.connectors(in: resources)
                 seen.append("\(path): \(connectors.isEmpty ? "no connectors" : connectorList(connectors))")
                 if let wanted = connectorName, !connectors.contains(where: { $0.name.lowercased() == wanted.lowercased() }) {
                     continue
                 }
-                if !selection.choose(among: connectors.map(candidate)).isEmpty { return (device, connectors) }
-                if waitOn == nil && !connectors.isEmpty { waitOn = (device, connectors) }
+                if !selection.choose(among: connectors.map(candidate)).isEmpty { return (device, resources, connectors) }
+                if waitOn == nil && !connectors.isEmpty { waitOn = (device, resources, connectors) }
             } catch {
                 if devicePath != nil { throw error }
                 firstError = firstError ?? error
@@ -65,14 +66,15 @@ extension DRMDisplay {
             probePending = true
             return
         }
-        let connectors: [DRMConnector]
+        let resources: DRMResources, connectors: [DRMConnector]
         do {
-            connectors = try device.connectors()
+            resources = try device.resources()
+            connectors = try device.connectors(in: resources)
         } catch {
             Console.log(.error, "probing the screens: \(error)")
             return
         }
-        let resized = configure(connectors)
+        let resized = configure(connectors, resources: resources)
         if resized { onResize?() }
         onScreensChanged?()
     }
@@ -89,7 +91,7 @@ extension DRMDisplay {
 
     /// Chooses the screens among `connectors` and makes their outputs; returns whether the
     /// game's size changed.
-    func configure(_ connectors: [DRMConnector]) -> Bool {
+    func configure(_ connectors: [DRMConnector], resources: DRMResources) -> Bool {
         let chosen = Array(selection.choose(among: connectors.map(Self.candidate)).prefix(Self.mostScreens)).map { connectors[$0] }
         for name in selection.unknownNames(among: connectors.map(Self.candidate)) {
             sayOnce("[display] outputs names \(name), which \(devicePath) does not have (it has \(connectors.map(\.name).joined(separator: ", ")))")
@@ -116,13 +118,7 @@ extension DRMDisplay {
             }
         }
         outputs = []
-        let crtcs: [UInt32?]
-        do {
-            crtcs = device.assignCRTCs(for: plan.map(\.0), resources: try device.resources())
-        } catch {
-            Console.log(.error, "probing the screens: \(error)")
-            return false
-        }
+        let crtcs = device.assignCRTCs(for: plan.map(\.0), resources: resources)
         for (n, (connector, mode)) in plan.enumerated() {
             guard let crtc = crtcs[n] else {
                 sayOnce("\(connector.name): no free CRTC can drive it (the card drives \(n) screens at most)")

@@ -87,7 +87,7 @@ public final class DRMDisplay: Display {
             request = r
         }
         let selection = connectorName.map { OutputSelection.named([$0]) } ?? selection
-        let (device, connectors) = try Self.discover(devicePath: devicePath, selection: selection, required: connectorName)
+        let (device, resources, connectors) = try Self.discover(devicePath: devicePath, selection: selection, required: connectorName)
         try device.becomeMaster()
         guard device.supportsDumbBuffers else {
             throw DisplaySetupError.unsupported("\(device.path): the driver has no dumb buffers; try --display fbdev")
@@ -113,7 +113,7 @@ public final class DRMDisplay: Display {
             hotplug = nil
             Console.log(.warning, "screens plugged in later are seen only by polling: \(error)")
         }
-        _ = configure(connectors)
+        _ = configure(connectors, resources: resources)
         if outputs.isEmpty {
             Console.log(.notice, "\(device.path): no screen connected (\(Self.connectorList(connectors))); waiting for a display")
         }

@@ -85,11 +85,7 @@ final class DRMOutput {
             // lies. A start screen that does not move would stay black until a touch.
             if flipsWork {
                 copy(frame, [bounds], into: buffers[1], copied: &copied)
-                if CDRM_page_flip(device.fd, crtcID, buffers[1].fbID, flipResult) == 0 {
-                    front = 1
-                    missed = [[bounds], []]
-                    flipPendingSince = EventLoop.now()
-                }
+                if flip(to: 1) { missed = [[bounds], []] }
             }
             return .now
         }
@@ -98,11 +94,7 @@ final class DRMOutput {
         missed[back] = []
         missed[front] = DamageRegion.merged(missed[front] + damage, within: bounds)
         if flipsWork {
-            if CDRM_page_flip(device.fd, crtcID, buffers[back].fbID, flipResult) == 0 {
-                front = back
-                flipPendingSince = EventLoop.now()
-                return .flipQueued
-            }
+            if flip(to: back) { return .flipQueued }
             let code = errno
             let error = SystemError("drmModePageFlip", "\(device.path) \(connector.name) CRTC \(crtcID)", errno: code)
             // No master, or a transient refusal: the back buffer keeps the frame for the next try.
@@ -202,6 +194,15 @@ final class DRMOutput {
         } else {
             try device.disableCrtc(saved.id)
         }
+    }
+
+    /// Queues a page flip to buffer `index`, which is then the front one; false (errno set) when
+    /// the driver refuses.
+    private func flip(to index: Int) -> Bool {
+        guard CDRM_page_flip(device.fd, crtcID, buffers[index].fbID, flipResult) == 0 else { return false }
+        front = index
+        flipPendingSince = EventLoop.now()
+        return true
     }
 
     private func setCrtc(_ buffer: DumbBuffer) throws {

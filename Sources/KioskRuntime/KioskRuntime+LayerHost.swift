@@ -16,7 +16,7 @@ extension KioskRuntime {
     public var inputName: String { input.name }
 
     public var liveFigures: KioskMetrics.LiveFigures {
-        KioskMetrics.LiveFigures(displayUp: displayState == .showing && display.screenCount > 0,
+        KioskMetrics.LiveFigures(displayUp: mayDraw,
                                  screens: display.screenCount, touchscreens: input.deviceCount,
                                  screen: session.game.screen, frames: frames,
                                  frameTimesMS: frameTimes, latenciesMS: latencies)

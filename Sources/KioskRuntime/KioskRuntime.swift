@@ -90,6 +90,8 @@ public final class KioskRuntime: LayerHost {
     /// Whether the kiosk may draw, and the lost display's retries (`DisplayOwnership`).
     var ownership: DisplayOwnership
     public var displayState: DisplayState { ownership.state }
+    /// The display is the kiosk's and a screen is connected: frames can be shown.
+    var mayDraw: Bool { displayState == .showing && display.screenCount > 0 }
     /// The display's sleep (KioskRuntime+Sleep.swift).
     public var displaySleep: DisplaySleepState
     /// The touch that woke the display, or was down when the touch-test screen closed, kept
@@ -295,7 +297,7 @@ public final class KioskRuntime: LayerHost {
         input.advance(to: now)
         if !advanceTouchTest(to: now) { emit(session.advance(to: now), at: now) }
         var waitingFrame: TimeStamp?
-        if displayState == .showing && display.screenCount > 0 {
+        if mayDraw {
             waitingFrame = draw(now)
         } else {
             presenter.idle()
@@ -303,7 +305,8 @@ public final class KioskRuntime: LayerHost {
         reportStatus()
         loop.arm(sessionTimer, at: isTouchTestOpen ? nil : session.nextDeadline)
         loop.arm(inputTimer, at: input.nextDeadline)
-        let animation = displayState == .showing && display.screenCount > 0 ? nextPictureChange(at: now) : nil
+        // Asked again: drawing can lose the display.
+        let animation = mayDraw ? nextPictureChange(at: now) : nil
         loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
         planDisplaySleep(now)
     }

@@ -141,6 +141,15 @@ public enum ConfigParser {
         return line
     }
 
+    /// `text` without the spaces and tabs around it: the blanks a value's parts (a schedule's
+    /// ranges, a list's names) may have after their commas.
+    static func trimmingBlanks(_ text: Substring) -> Substring {
+        var s = text
+        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
+        return s
+    }
+
     static func trimmed(_ text: Substring) -> Substring {
         var result = text
         while let c = result.first, c.isWhitespace { result = result.dropFirst() }

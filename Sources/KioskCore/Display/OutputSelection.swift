@@ -17,12 +17,12 @@ public enum OutputSelection: Equatable, Sendable, CustomStringConvertible {
 
     /// `first`, `all`, or names separated by commas; nil when the text is none of these.
     public init?(parsing text: String) {
-        let trimmed = Self.trim(text)
+        let trimmed = String(ConfigParser.trimmingBlanks(Substring(text)))
         switch trimmed.lowercased() {
         case "first", "": self = .first
         case "all": self = .all
         default:
-            let names = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { Self.trim(String($0)) }
+            let names = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { String(ConfigParser.trimmingBlanks($0)) }
             guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty && $0.count <= Self.longestName }) else { return nil }
             self = .named(names)
         }
@@ -72,13 +72,6 @@ public enum OutputSelection: Equatable, Sendable, CustomStringConvertible {
     public func unknownNames(among candidates: [OutputCandidate]) -> [String] {
         guard case .named(let names) = self else { return [] }
         return names.filter { name in !candidates.contains { $0.isNamed(name) } && !name.lowercased().hasPrefix("edid:") }
-    }
-
-    private static func trim(_ s: String) -> String {
-        var t = Substring(s)
-        while let c = t.first, c == " " || c == "\t" { t.removeFirst() }
-        while let c = t.last, c == " " || c == "\t" { t.removeLast() }
-        return String(t)
     }
 }
 

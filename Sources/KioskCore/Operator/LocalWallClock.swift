@@ -38,8 +38,7 @@ public final class VirtualWallClock: LocalWallClock {
         var day = us / Self.dayUS
         if us < 0 && us % Self.dayUS != 0 { day -= 1 }
         let s = secondsSinceMidnight(at: t)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "day \(day) \(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+        return "day \(day) \(NumberText.timeOfDay(seconds: s))"
     }
 
     public func next(minute: Int, after t: TimeStamp) -> TimeStamp {

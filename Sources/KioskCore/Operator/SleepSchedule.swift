@@ -49,7 +49,7 @@ public struct SleepSchedule: Equatable, Sendable, CustomStringConvertible {
     /// Reads `HH:MM-HH:MM[,HH:MM-HH:MM...]` (spaces allowed around the parts; hours 0-24, `24:00`
     /// only as an end). Empty text is no schedule. On failure: what is wrong, in a few words.
     public static func parse(_ text: String) -> Result<SleepSchedule, ScheduleError> {
-        let trimmed = trim(Substring(text))
+        let trimmed = ConfigParser.trimmingBlanks(Substring(text))
         guard !trimmed.isEmpty else { return .success(.none) }
         guard text.utf8.count <= 4096 else { return .failure(ScheduleError("too long")) }
         let parts = trimmed.split(separator: ",", omittingEmptySubsequences: false)
@@ -81,7 +81,7 @@ public struct SleepSchedule: Equatable, Sendable, CustomStringConvertible {
 
     /// `H:MM` or `HH:MM` as minutes since midnight; `24:00` only where an end may be.
     private static func minute(_ text: Substring, allowMidnightEnd: Bool) -> Int? {
-        let t = trim(text)
+        let t = ConfigParser.trimmingBlanks(text)
         let hm = t.split(separator: ":", omittingEmptySubsequences: false)
         guard hm.count == 2, (1...2).contains(hm[0].count), hm[1].count == 2,
               hm[0].allSatisfy(\.isASCIIDigitChar), hm[1].allSatisfy(\.isASCIIDigitChar),
@@ -89,13 +89,6 @@ public struct SleepSchedule: Equatable, Sendable, CustomStringConvertible {
         if h == 24 && m == 0 && allowMidnightEnd { return Range.day }
         guard h < 24 else { return nil }
         return h * 60 + m
-    }
-
-    private static func trim(_ s: Substring) -> Substring {
-        var s = s
-        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
-        return s
     }
 }
 

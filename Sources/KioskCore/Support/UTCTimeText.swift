@@ -15,7 +15,7 @@ public enum UTCTimeText {
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let y = String(year)
         let year4 = String(repeating: "0", count: max(0, 4 - y.count)) + y
-        return "\(year4)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+        return "\(year4)-\(two(month))-\(two(day))T\(NumberText.timeOfDay(seconds: Int(rest)))Z"
     }
 
     /// Seconds as a Double (how metrics keep the last touch), rounded down; nil when not finite.
