@@ -150,6 +150,9 @@ run: deps | build/
 # (without them the kiosk makes the same sounds in memory).
 SOUNDS_INSTALL_DIR := /usr/share/bubble-kiosk/sounds
 SOUND_FILES := pop.wav swipe.wav round_start.wav round_over.wav high_score.wav
+# Unit drop-ins shipped for the operator to install, none active as installed: mqtt.conf gives
+# the unit the network MQTT fleet control needs.
+SYSTEMD_EXTRAS_DIR := $(PREFIX)/share/bubble-kiosk/systemd
 sounds: build | build/
 	mkdir -p build/sounds
 	$(DEBUG_BIN) generate-sounds build/sounds
@@ -159,8 +162,9 @@ bench: release
 	$(RELEASE_BIN) bench
 
 # The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the udev rule
-# for the backlight, the man page, and the commented default config, which is never
-# overwritten: an edited one stays.
+# for the backlight, the man page, the MQTT drop-in (in SYSTEMD_EXTRAS_DIR, not active: the
+# operator copies it to /etc/systemd/system/bubble-kiosk.service.d/), and the commented default
+# config, which is never overwritten: an edited one stays.
 # (install-files installs the release binary as it is, without asking SwiftPM again.)
 install: release
 	@$(MAKE) --no-print-directory install-files
@@ -179,6 +183,8 @@ install-files:
 	install -d $(DESTDIR)$(SOUNDS_INSTALL_DIR)
 	$(RELEASE_BIN) generate-sounds $(DESTDIR)$(SOUNDS_INSTALL_DIR) > /dev/null
 	chmod 644 $(DESTDIR)$(SOUNDS_INSTALL_DIR)/*.wav
+	install -d $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)
+	install -m 644 systemd/mqtt.conf $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.1 | gzip -9n > $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	chmod 644 $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	@if [ -e $(DESTDIR)$(CONFDIR)/kiosk.conf ]; then \
@@ -203,6 +209,8 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.timer $(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.service \
 		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz \
 		$(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
+	rm -f $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf
+	-rmdir $(DESTDIR)$(SYSTEMD_EXTRAS_DIR) $(DESTDIR)$(dir $(SYSTEMD_EXTRAS_DIR:%/=%)) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(SOUNDS_INSTALL_DIR)/,$(SOUND_FILES))
 	-rmdir $(DESTDIR)$(SOUNDS_INSTALL_DIR) $(DESTDIR)$(dir $(SOUNDS_INSTALL_DIR:%/=%)) 2>/dev/null
 	@if cmp -s $(DESTDIR)$(CONFDIR)/kiosk.conf systemd/kiosk.conf.example; then \

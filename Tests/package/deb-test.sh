@@ -123,6 +123,7 @@ $udevdir/60-bubble-kiosk-backlight.rules
 /usr/share/bubble-kiosk/sounds/round_over.wav
 /usr/share/bubble-kiosk/sounds/round_start.wav
 /usr/share/bubble-kiosk/sounds/swipe.wav
+/usr/share/bubble-kiosk/systemd/mqtt.conf
 /usr/share/doc/bubble-kiosk/changelog.Debian.gz
 /usr/share/doc/bubble-kiosk/copyright
 /usr/share/lintian/overrides/bubble-kiosk
@@ -140,6 +141,8 @@ check "the udev rule in the package is systemd/60-bubble-kiosk-backlight.rules" 
     cmp "$repo/systemd/60-bubble-kiosk-backlight.rules" "$work/root$udevdir/60-bubble-kiosk-backlight.rules"
 check "postinst applies the backlight rule to a panel already there" \
     grep -q 'udevadm trigger --subsystem-match=backlight --action=add' "$work/DEBIAN/postinst"
+check "the MQTT drop-in in the package is systemd/mqtt.conf (shipped, not active: nothing in /etc/systemd)" \
+    bash -c "cmp '$repo/systemd/mqtt.conf' '$work/root/usr/share/bubble-kiosk/systemd/mqtt.conf' && [ ! -e '$work/root/etc/systemd' ]"
 check "the sysusers file in the package is systemd/bubble-kiosk.sysusers" cmp "$repo/systemd/bubble-kiosk.sysusers" "$work/root/usr/lib/sysusers.d/bubble-kiosk.conf"
 check "conffiles lists /etc/bubble-kiosk/kiosk.conf and nothing else" \
     bash -c "[ \"\$(cat '$work/DEBIAN/conffiles')\" = /etc/bubble-kiosk/kiosk.conf ]"
@@ -170,5 +173,22 @@ exposure=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Ove
 echo "     exposure: ${exposure:-?}"
 check "systemd-analyze security: exposure ${exposure:-?} is at most $max_exposure" \
     awk -v e="${exposure:-99}" -v m="$max_exposure" 'BEGIN { exit !(e + 0 <= m + 0) }'
+# With the MQTT drop-in in place (the network for the broker; the booted-systemd test measures
+# it on a running system too): still at most 2.0.
+mkdir -p "$work/verify/bubble-kiosk.service.d"
+cp "$work/root/usr/share/bubble-kiosk/systemd/mqtt.conf" "$work/verify/bubble-kiosk.service.d/"
+check "systemd-analyze verify is clean with the MQTT drop-in" \
+    bash -c "cd '$work/verify' && out=\$(MANPATH='$work/root/usr/share/man' systemd-analyze verify bubble-kiosk.service 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
+drop_in_in_effect() {
+    local out
+    out=$(systemd-analyze security --offline=yes "$work/verify/bubble-kiosk.service" 2>&1)
+    grep -F "PrivateNetwork=" <<< "$out" | grep -q "access to the host's network" &&
+        grep -F "AF_(INET|INET6)" <<< "$out" | grep -q "may allocate Internet sockets"
+}
+check "the drop-in is in effect there (PrivateNetwork=no, AF_INET)" drop_in_in_effect
+exposure_mqtt=$(systemd-analyze security --offline=yes "$work/verify/bubble-kiosk.service" 2>&1 | sed -n 's/.*Overall exposure level for bubble-kiosk.service: \([0-9.]*\).*/\1/p')
+echo "     exposure with the MQTT drop-in: ${exposure_mqtt:-?}"
+check "systemd-analyze security with the MQTT drop-in: exposure ${exposure_mqtt:-?} is at most 2.0" \
+    awk -v e="${exposure_mqtt:-99}" 'BEGIN { exit !(e + 0 <= 2.0) }'
 
 summary deb-test

@@ -45,6 +45,8 @@ check "systemd/kiosk.conf.example is what check-config --example prints now" \
 check "the default config is valid as installed" \
     env BUBBLE_KIOSK_CONFIG_DIR="$d/etc/bubble-kiosk" "$d/usr/local/bin/bubble-kiosk" check-config
 check "the drop-in folder kiosk.conf.d exists" test -d "$d/etc/bubble-kiosk/kiosk.conf.d"
+check "the MQTT unit drop-in is in /usr/local/share/bubble-kiosk/systemd, not active" \
+    bash -c "cmp '$repo/systemd/mqtt.conf' '$d/usr/local/share/bubble-kiosk/systemd/mqtt.conf' && [ ! -e '$d/etc/systemd' ]"
 
 # The sysusers file, applied to an empty root: the user and exactly its four groups.
 r=$work/sysroot
@@ -79,5 +81,6 @@ check "PREFIX=/usr: the unit is in /lib/systemd/system, ExecStart= in /usr/bin" 
 check "PREFIX=/usr: the sysusers file is in /usr/lib/sysusers.d" test -f "$u/usr/lib/sysusers.d/bubble-kiosk.conf"
 check "PREFIX=/usr: the udev rule is in /lib/udev/rules.d" test -f "$u/lib/udev/rules.d/60-bubble-kiosk-backlight.rules"
 check "PREFIX=/usr: the binary is in /usr/bin" test -x "$u/usr/bin/bubble-kiosk"
+check "PREFIX=/usr: the MQTT unit drop-in is in /usr/share/bubble-kiosk/systemd" test -f "$u/usr/share/bubble-kiosk/systemd/mqtt.conf"
 
 summary install-test
