@@ -8,7 +8,11 @@
 # refused), touch input and a reload that keeps process and round, SIGUSR1 screenshots in the
 # state directory, kill -SEGV, kill -STOP (watchdog), crash loops (the start limit, then
 # bubble-kiosk-retry.timer starting it again; a stop meanwhile stops the retry), a broken
-# config line, and the state surviving all of it. The host checks the screendumps.
+# config line, MQTT fleet control from inside the sandbox (a mosquitto broker in the guest on
+# 127.0.0.1:1883 and [mqtt] in kiosk.conf.d: no connection with the unit as shipped; with the
+# package's /usr/share/bubble-kiosk/systemd/mqtt.conf drop-in online, the state, a command and
+# a screenshot through the broker, systemd-analyze security at most 2.0 with it), and the state
+# surviving all of it. The host checks the screendumps.
 #
 # With --arch arm64 the same on an emulated arm64 board: the arm64 package in a Debian 13
 # (trixie) arm64 root, trixie's arm64 kernel, qemu-system-aarch64 -M virt with virtio-gpu-pci

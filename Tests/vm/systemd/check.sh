@@ -12,7 +12,7 @@
 # tap-pops where tap.events pops bubbles too),
 # and optionally vm.env, which the arm64 boot sets (its console is ttyAMA0, its screendump
 # answers come on a virtio console, and it runs the sections that matter on a board):
-#   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox restarts)
+#   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox restarts mqtt)
 #   VM_SCREEN_OFF_AT_BOOT=CONNECTOR: the machine booted with that connector forced off (the
 #   kernel's video=CONNECTOR:d); the boot section checks the kiosk waits, then switches it on.
 set -u
@@ -437,6 +437,107 @@ if wants restarts; then
     check "the journal names the file and line ($conf:$line:)" wait_journal config "$conf:$line:" 10
     since config | grep -F "$conf:" | head -n 3 | sed 's/^/SYSD-INFO journal: /'
     cp /run/kiosk.conf.orig "$conf"
+fi
+
+if wants mqtt; then
+    # --- 6b: MQTT from inside the sandbox: a broker in the guest, the package's drop-in -----------------
+    # The broker (Debian's mosquitto, in the root for the full run) on 127.0.0.1:1883 as a
+    # transient unit logging to the journal; the kiosk configured for it through kiosk.conf.d.
+    # Without the drop-in the unit has no network (its own empty namespace, AF_UNIX and AF_NETLINK
+    # only), so it must not connect; with /usr/share/bubble-kiosk/systemd/mqtt.conf copied into
+    # bubble-kiosk.service.d it must, and stay at most 2.0 in systemd-analyze security.
+    step mqtt
+    node=vmkiosk prefix=bubble-kiosk/vmkiosk
+    mq_sub() { timeout 20 mosquitto_sub -h 127.0.0.1 -p 1883 "$@"; }
+    mq_retained() { mq_sub -t "$1" --retained-only -C 1 -W 2 -F '%p' 2> /dev/null; }
+    # mq_wait_retained TOPIC PAYLOAD SECONDS
+    mq_wait_retained() {
+        local end=$(( $(cut -d. -f1 /proc/uptime) + $3 )) got=
+        while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+            got=$(mq_retained "$1")
+            [ "$got" = "$2" ] && return 0
+            sleep 0.5
+        done
+        echo "retained on $1: '${got:-nothing}', wanted '$2'"
+        return 1
+    }
+    # mq_state_has TEXT: the retained state shows TEXT within 10 s.
+    mq_state_has() {
+        local i
+        for i in $(seq 20); do mq_retained "$prefix/state" | grep -qF -- "$1" && return 0; sleep 0.5; done
+        mq_retained "$prefix/state"; return 1
+    }
+    # The state: the contract's keys in its order (the guest has no JSON tools: one pattern).
+    mq_state_ok() {
+        local s
+        s=$(mq_retained "$prefix/state")
+        echo "$s"
+        echo "$s" | grep -qE '^\{"screen":"[a-z_]+","mode":"[a-z]+","score":[0-9]+,"display":"(on|off)","brightness":(null|[0-9]+),"volume":[0-9]+,"rounds_today":[0-9]+,"high_score":[0-9]+,"last_touch":(null|"[0-9T:.Z+-]+"),"touchscreens":[0-9]+,"version":"[^"]+","uptime_s":[0-9]+\}$'
+    }
+    mq_asleep() { mq_state_has '"display":"off"' && prop StatusText | grep -q 'display asleep'; }
+    mq_png() {
+        local i
+        for i in $(seq 20); do
+            mq_sub -t "$prefix/screenshot" --retained-only -C 1 -W 2 -N -F '%p' 2> /dev/null | head -c 8 | od -An -tx1 \
+                | grep -q '89 50 4e 47 0d 0a 1a 0a' && return 0
+            sleep 0.5
+        done
+        return 1
+    }
+    mq_not_online() { local got; got=$(mq_retained "$prefix/availability"); echo "retained: ${got:-nothing}"; [ "$got" != online ]; }
+    if check "mosquitto and its clients are installed in the guest" command -v mosquitto mosquitto_sub mosquitto_pub; then
+        # (Debian's own mosquitto.service, enabled by the package, would hold the port.)
+        systemctl stop mosquitto.service 2> /dev/null
+        systemctl reset-failed "$unit"
+        printf 'listener 1883 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type all\n' > /run/vm-mosquitto.conf
+        systemd-run -q --unit=vm-mosquitto /usr/sbin/mosquitto -c /run/vm-mosquitto.conf
+        for i in $(seq 50); do journalctl -u vm-mosquitto -q -o cat | grep -q 'mosquitto version .* running' && break; sleep 0.2; done
+        check "a broker runs in the guest on 127.0.0.1:1883" bash -c "journalctl -u vm-mosquitto -q -o cat | grep -q 'mosquitto version .* running'"
+        check "the package ships the MQTT drop-in, not active" \
+            bash -c "[ -f /usr/share/bubble-kiosk/systemd/mqtt.conf ] && ! systemctl show -P DropInPaths $unit | grep -q mqtt.conf"
+        printf '[mqtt]\nbroker = mqtt://127.0.0.1:1883\nnode_id = %s\nkeepalive_s = 5\n' "$node" > /etc/bubble-kiosk/kiosk.conf.d/vm-mqtt.conf
+        mark mqtt-off
+        systemctl restart "$unit"
+        check "[mqtt] set, no drop-in: the kiosk runs" wait_active 30
+        sleep 5
+        check "[mqtt] set, no drop-in: no connection from the kiosk's own empty network" mq_not_online
+        since mqtt-off | grep -F 'mqtt:' | head -n 2 | sed 's/^/SYSD-INFO journal: /'
+
+        mkdir -p /etc/systemd/system/bubble-kiosk.service.d
+        cp /usr/share/bubble-kiosk/systemd/mqtt.conf /etc/systemd/system/bubble-kiosk.service.d/mqtt.conf
+        systemctl daemon-reload
+        mark mqtt-on
+        systemctl restart "$unit"
+        check "with the drop-in the unit restarts and runs" wait_active 30
+        check "the drop-in is in effect (PrivateNetwork=no, AF_INET, IPAddressAllow=localhost, IPAddressDeny=any)" \
+            bash -c "[ \"\$(systemctl show -P PrivateNetwork $unit)\" = no ] && systemctl show -P RestrictAddressFamilies $unit | grep -qw AF_INET &&
+                     systemctl show -P IPAddressAllow $unit | grep -q '127.0.0.0/8' && systemctl show -P IPAddressDeny $unit | grep -qE '0.0.0.0/0|::/0'"
+        systemctl show -p PrivateNetwork -p RestrictAddressFamilies -p IPAddressAllow -p IPAddressDeny "$unit" | sed 's/^/SYSD-INFO /'
+        if check "the kiosk connects from inside its sandbox: availability 'online' (retained)" mq_wait_retained "$prefix/availability" online 30; then
+            info "online $(since mqtt-on | grep -m1 -F 'mqtt:' || echo '(no mqtt: line)')"
+        fi
+        since mqtt-on | grep -F 'mqtt:' | head -n 3 | sed 's/^/SYSD-INFO journal: /'
+        check "its state arrives (retained JSON, the contract's keys in order)" mq_state_ok
+        timeout 10 mosquitto_pub -h 127.0.0.1 -t "$prefix/display/set" -m OFF
+        check "a command reaches it: display/set OFF puts the display to sleep (state display off, STATUS= asleep)" mq_asleep \
+            || info "StatusText: $(prop StatusText)"
+        timeout 10 mosquitto_pub -h 127.0.0.1 -t "$prefix/display/set" -m ON
+        check "display/set ON wakes it" mq_state_has '"display":"on"'
+        timeout 10 mosquitto_pub -h 127.0.0.1 -t "$prefix/screenshot/set" -m PRESS
+        check "screenshot/set: a PNG on $prefix/screenshot" mq_png
+        exposure_mqtt=$(systemd-analyze security "$unit" 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+        info "systemd-analyze security with the MQTT drop-in (running system): exposure ${exposure_mqtt:-?}"
+        check "exposure with the MQTT drop-in is at most 2.0" awk -v e="${exposure_mqtt:-99}" 'BEGIN { exit !(e <= 2.0) }'
+        systemctl stop "$unit"
+        check "systemctl stop: availability 'offline' (retained)" mq_wait_retained "$prefix/availability" offline 15
+        journalctl -u vm-mosquitto -q -o cat | grep -E 'New client connected|Will message|disconnected|closed its connection' | tail -n 6 | sed 's/^/SYSD-INFO broker: /'
+        # Back to the unit as shipped for what follows.
+        rm -f /etc/systemd/system/bubble-kiosk.service.d/mqtt.conf /etc/bubble-kiosk/kiosk.conf.d/vm-mqtt.conf
+        systemctl daemon-reload
+        systemctl start "$unit"
+        wait_active 30 > /dev/null
+        systemctl stop vm-mosquitto
+    fi
 fi
 
 # --- 7: what survived, and the console after a stop ----------------------------------------------
