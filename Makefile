@@ -52,7 +52,7 @@ ARM64_SCRATCH := .build-arm64
 ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 ARM64_STAGE   := build/deb-arm64/root
 
-.PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench \
+.PHONY: all deps build release desktop test unit-test desktop-test fleet-test vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench \
         sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
@@ -112,6 +112,12 @@ vm-test-hotplug: release
 vm-test-systemd: deb
 	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
+# MQTT fleet control against a real broker: mosquitto started by the test on loopback ports
+# (plain, TLS with a test CA, a password file), the release binary on a virtual display, the
+# operator's side with mosquitto_sub/mosquitto_pub. About 2 minutes, no VM.
+fleet-test: release
+	bash Tests/fleet/mqtt-test.sh $(RELEASE_BIN)
+
 # make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian.
 package-test: deb
 	bash Tests/package/install-test.sh
@@ -123,7 +129,7 @@ desktop-test: deps
 	$(SWIFT) build
 	bash Tests/desktop/xvfb-test.sh --bin-dir .build/debug
 
-test: arm64-prepare unit-test desktop-test vm-test package-test vm-test-systemd arm64-test
+test: arm64-prepare unit-test desktop-test fleet-test vm-test package-test vm-test-systemd arm64-test
 
 # The arm64 tests' caches (build environment, kernel, Debian 13 roots), made in the background
 # while the other tests run (Tests/arm64/prepare.sh says why); arm64-test prints its log.
