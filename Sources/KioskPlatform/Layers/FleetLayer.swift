@@ -1,6 +1,16 @@
 import Glibc
 import KioskCore
 
+/// Where fleet control's messages go: the MQTT connection, or a recorder (tests, the bench).
+public protocol FleetLink: AnyObject {
+    /// Queues `message`; false when it was not taken (offline, the queue full). Never blocks.
+    @discardableResult func publish(_ message: MQTTMessage) -> Bool
+    /// Sends `farewell` if it can, then closes (bounded in time).
+    func stop(farewell: MQTTMessage?)
+}
+
+extension MQTTConnection: FleetLink {}
+
 /// Fleet control over MQTT (`[mqtt]`): the kiosk's availability, state and events on the
 /// broker, Home Assistant discovery, and the commands an operator sends from afar (display,
 /// brightness, volume, touch test, reload, restart, screenshot). `FleetNames` has the topics.
@@ -9,8 +19,20 @@ import KioskCore
 /// loop through a mailbox; publishing only queues. A broker that is away costs nothing but a
 /// log line when it goes and one when it is back: the game never waits for it.
 public final class FleetLayer: KioskLayer {
-    /// The connection, while `[mqtt] broker` is set and could be used.
-    public private(set) var connection: MQTTConnection?
+    /// Opens the link to the broker and starts it on the loop; `deliver` hears it on the loop.
+    public typealias Connect = (MQTTEndpoint, EventLoop, @escaping ([MQTTNotice]) -> Void) throws -> FleetLink
+
+    /// The real link: libmosquitto on a thread of its own.
+    public static func mosquitto(_ endpoint: MQTTEndpoint, _ loop: EventLoop,
+                                 _ deliver: @escaping ([MQTTNotice]) -> Void) throws -> FleetLink {
+        let connection = try MQTTConnection(endpoint: endpoint)
+        try connection.start(on: loop, deliver)
+        return connection
+    }
+
+    /// The link, while `[mqtt] broker` is set and could be used.
+    public private(set) var connection: FleetLink?
+    private let connect: Connect
     public private(set) var names: FleetNames?
     public private(set) var discovery: HomeAssistantDiscovery?
     /// Commands carried out, and messages refused or dropped, since the start.
@@ -39,8 +61,10 @@ public final class FleetLayer: KioskLayer {
     /// - Parameters:
     ///   - sound, backlight: the layers volume and brightness commands go to (nil: none).
     ///   - hostName: where the default node id comes from.
+    ///   - connect: the broker link (tests and the bench hand in a recorder).
     public init(sound: SoundLayer?, backlight: BacklightLayer?, hostName: @escaping () -> String = FleetLayer.systemHostName,
-                unixTime: @escaping () -> Double = SystemWallClock.unixSeconds) {
+                unixTime: @escaping () -> Double = SystemWallClock.unixSeconds, connect: @escaping Connect = FleetLayer.mosquitto) {
+        self.connect = connect
         self.sound = sound
         self.backlight = backlight
         self.hostName = hostName
@@ -70,9 +94,7 @@ public final class FleetLayer: KioskLayer {
         host.loop.onFire(timer) { [unowned self] _ in publishState() }
         stateTimer = timer
         do {
-            let connection = try MQTTConnection(endpoint: endpoint)
-            try connection.start(on: host.loop) { [unowned self] notices in receive(notices) }
-            self.connection = connection
+            connection = try connect(endpoint, host.loop) { [unowned self] notices in receive(notices) }
             log(.info, "mqtt: connecting to \(broker) as \(nodeID), topics under \(echoed(names.topicPrefix, limit: 100))/"
                 + (discovery.statusTopic == nil ? ", no discovery" : ""))
         } catch {
