@@ -5,7 +5,7 @@ import KioskRuntime
 /// What a flood of bad MQTT commands costs the loop: fleet control on a virtual kiosk with a
 /// recording link in place of the broker, fed batches of 1,000 messages (payloads that are
 /// garbage, too long or out of range, unknown topics, and valid commands far over the rate
-/// limit), 100 ms of virtual time apart, as the connection's mailbox would hand them over. Each
+/// limit, screenshots among them), 100 ms of virtual time apart, as the connection's mailbox would hand them over. Each
 /// batch is timed in CPU time; the table sets it beside a frame's memcpy.
 enum FleetFloodBench {
     struct Report {
@@ -58,8 +58,9 @@ enum FleetFloodBench {
             ("volume/set", Array("400".utf8)), ("volume/set", Array(repeating: 0x39, count: 4096)),
             ("brightness/set", Array("-1".utf8)), ("touch_test/set", Array("sideways".utf8)),
             ("nonsense/set", Array("1".utf8)), ("display/set/extra", Array("ON".utf8)),
-            // Valid, but far beyond 10 a second: the limit drops all but the first few.
-            ("touch_test/set", Array("OFF".utf8)),
+            // Valid, but far beyond the limit: it drops all but the first few (a screenshot a
+            // second, whose PNG is made on a thread of its own).
+            ("touch_test/set", Array("OFF".utf8)), ("screenshot/set", Array("PRESS".utf8)),
         ]
         var report = Report()
         report.batchSize = batchSize

@@ -57,8 +57,8 @@ public protocol LayerHost: AnyObject {
     func reload()
     /// The operator reset: the kiosk exits with status 10 and systemd starts it afresh.
     func resetForOperator(by who: String)
-    /// What the screen shows, as PNG bytes.
-    func screenshotPNG() throws -> [UInt8]
+    /// A copy of what the screen shows, the caller's alone.
+    func screenSnapshot() -> PixelBuffer
 }
 
 /// A layer made of closures: for small listeners (tests, benchmarks) that need no state of their own.

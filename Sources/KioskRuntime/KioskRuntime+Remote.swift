@@ -1,6 +1,5 @@
 import KioskCore
 import KioskPlatform
-import KioskRender
 
 /// What fleet control (`FleetLayer`, for an operator far away) may ask of the kiosk: the same
 /// actions a person at the screen, a signal or the sleep schedule can take, said in the log
@@ -48,10 +47,7 @@ extension KioskRuntime {
         operatorReset(cause: who, at: loop.now)
     }
 
-    /// What the screen shows, as PNG bytes.
-    public func screenshotPNG() throws -> [UInt8] {
-        try PNGWriter.pngBytes(display.snapshot())
-    }
+    public func screenSnapshot() -> PixelBuffer { display.snapshot() }
 }
 
 extension OnScreen {

@@ -1,3 +1,4 @@
+import Glibc
 import KioskCore
 import KioskPlatform
 import KioskRuntime
@@ -142,10 +143,18 @@ final class RecordingFleetLink: FleetLink {
         #expect(link.published.filter { $0.topic == prefix + "/event" }.allSatisfy { !$0.retain })
     }
 
+    /// The PNG is made on a thread of its own and published when the loop hears it is done.
     @Test func theScreenshotIsRetainedPNG() throws {
         command("screenshot/set", "PRESS")
-        let shot = try #require(link.published.last { $0.topic == prefix + "/screenshot" })
+        for _ in 0..<200 where link.on(prefix + "/screenshot").isEmpty {
+            usleep(10_000)
+            h.advance(ms: 10)
+        }
+        let shots = link.published.filter { $0.topic == prefix + "/screenshot" }
+        #expect(shots.count == 1)
+        let shot = try #require(shots.first)
         #expect(shot.retain && Array(shot.payload.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+        #expect(h.logLines.contains { $0.hasPrefix("mqtt: screenshot of ") && $0.hasSuffix(" KiB published") })
     }
 
     @Test func garbageIsOneLineAndChangesNothing() {

@@ -1,5 +1,6 @@
 import KioskCore
 import KioskPlatform
+import KioskRender
 import KioskRuntime
 import Testing
 
@@ -85,10 +86,10 @@ import Testing
         #expect(lines.first?.contains("exiting with status 10") == true)
     }
 
-    @Test func theScreenshotIsAPNGOfTheScreen() throws {
+    @Test func theSnapshotIsTheScreen() throws {
         let (h, _) = try harness()
         try h.run(ms: 100)
-        let png = try h.runtime.screenshotPNG()
+        let png = try PNGWriter.pngBytes(h.runtime.screenSnapshot())
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(png.count > 1000)
     }

@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskRender
 
 /// Where fleet control's messages go: the MQTT connection, or a recorder (tests, the bench).
 public protocol FleetLink: AnyObject {
@@ -52,6 +53,10 @@ public final class FleetLayer: KioskLayer {
     private var refusals: [FleetCommand.Topic?: RateLimitedLog] = [:]
     private var noBacklight = RateLimitedLog()
     private var lastTouch: Double?
+    /// A screen's picture being made into PNG on a thread of its own (a whole screen takes
+    /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
+    private var encoder: WorkerThread?
+    private var encoded: Mailbox<ScreenshotOutcome>?
     private var roundsToday = DailyCount()
     /// The connection's story for the log: up or not, and the last failure said.
     private var connected = false
@@ -90,6 +95,13 @@ public final class FleetLayer: KioskLayer {
             clientID: "bubble-kiosk-" + nodeID, keepaliveS: settings.keepaliveS,
             will: availability(FleetNames.payloadOffline),
             subscriptions: names.commandTopics + [discovery.statusTopic].compactMap { $0 })
+        do {
+            let mailbox = try Mailbox<ScreenshotOutcome>(name: "mqtt screenshot")
+            mailbox.attach(to: host.loop, name: "mqtt screenshot") { [unowned self] outcomes in outcomes.forEach(screenshotDone) }
+            encoded = mailbox
+        } catch {
+            log(.warning, "mqtt: \(error); screenshot commands will be refused")
+        }
         let timer = host.loop.addTimer("mqtt-state")
         host.loop.onFire(timer) { [unowned self] _ in publishState() }
         stateTimer = timer
@@ -127,6 +139,7 @@ public final class FleetLayer: KioskLayer {
     /// Says `offline` (retained) and disconnects; the broker would otherwise send the last will.
     public func stop() {
         stateTimer.map { host?.loop.arm($0, at: nil) }
+        encoder?.join()
         connection?.stop(farewell: connected ? availability(FleetNames.payloadOffline) : nil)
         connected = false
     }
@@ -196,7 +209,7 @@ public final class FleetLayer: KioskLayer {
         guard admission.admitted else {
             commandsRefused += 1
             if admission.log {
-                log(.warning, "mqtt: \(echoed(topic, limit: 100)): more than \(limiter.perSecond) messages a second; "
+                log(.warning, "mqtt: \(echoed(topic, limit: 100)): more than \(limiter.limit(for: command)) message\(limiter.limit(for: command) == 1 ? "" : "s") a second; "
                     + "dropping them until they slow down (\(limiter.droppedCount(command)) so far)")
             }
             return
@@ -239,13 +252,36 @@ public final class FleetLayer: KioskLayer {
     }
 
     private func publishScreenshot(_ host: LayerHost) {
-        guard let names else { return }
+        guard encoder == nil else { return }
+        guard let mailbox = encoded else {
+            log(.warning, "mqtt: screenshot/set: no mailbox for the picture; ignored")
+            return
+        }
+        let shot = HandedOver(host.screenSnapshot())
         do {
-            let png = try host.screenshotPNG()
-            let sent = connection?.publish(MQTTMessage(topic: names.screenshotTopic, payload: png, retain: true)) ?? false
-            log(sent ? .info : .warning, "mqtt: screenshot of \(png.count / 1024) KiB " + (sent ? "published" : "not published: the connection's queue is full or down"))
+            encoder = try WorkerThread(name: "mqtt-png") {
+                do {
+                    mailbox.post(.png(try PNGWriter.pngBytes(shot.buffer)))
+                } catch {
+                    mailbox.post(.failed("\(error)"))
+                }
+            }
         } catch {
             log(.error, "mqtt: screenshot: \(error)")
+        }
+    }
+
+    private func screenshotDone(_ outcome: ScreenshotOutcome) {
+        encoder?.join()
+        encoder = nil
+        guard let names else { return }
+        switch outcome {
+        case .png(let png):
+            let sent = connection?.publish(MQTTMessage(topic: names.screenshotTopic, payload: png, retain: true)) ?? false
+            log(sent ? .info : .warning, "mqtt: screenshot of \(png.count / 1024) KiB "
+                + (sent ? "published" : "not published: the connection is down or its queue full"))
+        case .failed(let why):
+            log(.error, "mqtt: screenshot: \(why)")
         }
     }
 
@@ -306,4 +342,17 @@ public final class FleetLayer: KioskLayer {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+/// What the PNG thread hands back.
+enum ScreenshotOutcome: Sendable {
+    case png([UInt8])
+    case failed(String)
+}
+
+/// A snapshot handed to the PNG thread: a copy made for it that the loop keeps no reference to,
+/// so only that thread ever touches its pixels.
+struct HandedOver: @unchecked Sendable {
+    let buffer: PixelBuffer
+    init(_ buffer: PixelBuffer) { self.buffer = buffer }
 }
