@@ -24,6 +24,23 @@ import KioskTestSupport
         }
     }
 
+    /// Random addresses never trap, and whatever is taken reads back the same from its description.
+    @Test func seededFuzzOfBrokerAddresses() {
+        var random = SeededGenerator(seed: 18)
+        let pieces = ["mqtt://", "mqtts://", "[", "]", ":", "::1", "1883", "65535", "65536", "0", "-", ".", "b", "broker",
+                      "@", "/", "?", "#", " ", "\u{0}", "\u{1B}", "é", "99999999999999999999", "1e3", "fe80"]
+        var taken = 0
+        for _ in 0..<20_000 {
+            let count = random.integer(in: 0...8)
+            let text = (0..<count).map { _ in pieces[random.integer(in: 0...(pieces.count - 1))] }.joined()
+            guard case .success(let broker) = MQTTBroker.parse(text) else { continue }
+            taken += 1
+            #expect((1...65535).contains(broker.port) && !broker.host.isEmpty, "\(text)")
+            #expect((try? MQTTBroker.parse(broker.description).get()) == broker, "\(text)")
+        }
+        #expect(taken > 100, "the fuzz reaches valid addresses too")
+    }
+
     @Test func theKeysTakeWhatTheyShould() {
         let result = loadConfig("""
             [mqtt]
