@@ -1,6 +1,5 @@
 import Glibc
 import KioskCore
-import KioskRender
 
 /// Where fleet control's messages go: the MQTT connection, or a recorder (tests, the bench).
 public protocol FleetLink: AnyObject {
@@ -55,8 +54,8 @@ public final class FleetLayer: KioskLayer {
     private var lastTouch: Double?
     /// A screen's picture being made into PNG on a thread of its own (a whole screen takes
     /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
-    private var encoder: WorkerThread?
-    private var encoded: Mailbox<ScreenshotOutcome>?
+    var encoder: WorkerThread?
+    var encoded: Mailbox<ScreenshotOutcome>?
     private var roundsToday = DailyCount()
     /// The connection's story for the log: up or not, and the last failure said.
     private var connected = false
@@ -251,40 +250,6 @@ public final class FleetLayer: KioskLayer {
         }
     }
 
-    private func publishScreenshot(_ host: LayerHost) {
-        guard encoder == nil else { return }
-        guard let mailbox = encoded else {
-            log(.warning, "mqtt: screenshot/set: no mailbox for the picture; ignored")
-            return
-        }
-        let shot = HandedOver(host.screenSnapshot())
-        do {
-            encoder = try WorkerThread(name: "mqtt-png") {
-                do {
-                    mailbox.post(.png(try PNGWriter.pngBytes(shot.buffer)))
-                } catch {
-                    mailbox.post(.failed("\(error)"))
-                }
-            }
-        } catch {
-            log(.error, "mqtt: screenshot: \(error)")
-        }
-    }
-
-    private func screenshotDone(_ outcome: ScreenshotOutcome) {
-        encoder?.join()
-        encoder = nil
-        guard let names else { return }
-        switch outcome {
-        case .png(let png):
-            let sent = connection?.publish(MQTTMessage(topic: names.screenshotTopic, payload: png, retain: true)) ?? false
-            log(sent ? .info : .warning, "mqtt: screenshot of \(png.count / 1024) KiB "
-                + (sent ? "published" : "not published: the connection is down or its queue full"))
-        case .failed(let why):
-            log(.error, "mqtt: screenshot: \(why)")
-        }
-    }
-
     // MARK: - State
 
     /// What `PREFIX/state` says now.
@@ -332,7 +297,7 @@ public final class FleetLayer: KioskLayer {
         }
     }
 
-    private func log(_ level: Console.Level, _ message: String) {
+    func log(_ level: Console.Level, _ message: String) {
         if let host { host.log(level, message) } else { Console.log(level, message) }
     }
 
@@ -342,17 +307,4 @@ public final class FleetLayer: KioskLayer {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-}
-
-/// What the PNG thread hands back.
-enum ScreenshotOutcome: Sendable {
-    case png([UInt8])
-    case failed(String)
-}
-
-/// A snapshot handed to the PNG thread: a copy made for it that the loop keeps no reference to,
-/// so only that thread ever touches its pixels.
-struct HandedOver: @unchecked Sendable {
-    let buffer: PixelBuffer
-    init(_ buffer: PixelBuffer) { self.buffer = buffer }
 }
