@@ -134,6 +134,45 @@ import Testing
         #expect(EventLoop.now().milliseconds(since: before) < 500)
     }
 
+    @Test func aRefusingBrokerSaysWhyAndIsRetried() throws {
+        let broker = try MosquittoBroker(anonymous: false)
+        try broker.start()
+        let loop = try EventLoop(signals: [])
+        let kiosk = try Client(Self.endpoint(port: broker.port, id: "kiosk"), loop: loop)
+        #expect(try Self.run(loop, seconds: 4) { kiosk.losses.count >= 2 }, "notices: \(kiosk.notices)")
+        #expect(kiosk.connects == 0)
+        #expect(kiosk.losses.allSatisfy { $0 == "refused by the broker: not authorised" }, "\(kiosk.losses)")
+        kiosk.connection.stop(farewell: nil)
+    }
+
+    @Test func tlsChecksTheBrokersCertificateAndName() throws {
+        let folder = TemporaryDirectory("bubble-mqtt-tls")
+        let brokerCert = try MosquittoBroker.makeCertificate(in: folder.path, name: "broker", subjectAltName: "IP:127.0.0.1")
+        let otherCA = try MosquittoBroker.makeCertificate(in: folder.path, name: "other", subjectAltName: "IP:127.0.0.1")
+        let broker = try MosquittoBroker(listenerLines: ["certfile \(brokerCert)", "keyfile \(folder.path)/broker.key"])
+        try broker.start()
+        let loop = try EventLoop(signals: [])
+        func tls(_ id: String, host: String = "127.0.0.1", ca: String) -> MQTTEndpoint {
+            var e = Self.endpoint(port: broker.port, id: id)
+            e.host = host
+            e.tls = true
+            e.caFile = ca
+            return e
+        }
+        let trusted = try Client(tls("trusted", ca: brokerCert), loop: loop)
+        let stranger = try Client(tls("stranger", ca: otherCA), loop: loop)
+        // The certificate names 127.0.0.1 only: "localhost" is the wrong name for it.
+        let misnamed = try Client(tls("misnamed", host: "localhost", ca: brokerCert), loop: loop)
+        #expect(try Self.run(loop, seconds: 5) {
+            trusted.connects == 1 && !stranger.losses.isEmpty && !misnamed.losses.isEmpty
+        }, "\(trusted.notices) \(stranger.notices) \(misnamed.notices)")
+        #expect(stranger.connects == 0 && misnamed.connects == 0)
+        #expect(stranger.losses.first?.hasPrefix("TLS: ") == true, "\(stranger.losses)")
+        #expect(stranger.losses.first?.contains("certificate verify failed") == true, "\(stranger.losses)")
+        #expect(misnamed.losses.first?.hasPrefix("TLS: ") == true, "\(misnamed.losses)")
+        for client in [trusted, stranger, misnamed] { client.connection.stop(farewell: nil) }
+    }
+
     @Test func stopPublishesTheFarewellInsteadOfTheWill() throws {
         let broker = try MosquittoBroker()
         try broker.start()

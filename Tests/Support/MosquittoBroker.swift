@@ -19,7 +19,9 @@ public final class MosquittoBroker {
     public var logPath: String { folder.path + "/broker.log" }
 
     /// Picks a free loopback port and writes the configuration; `start` runs the broker.
-    public init() throws {
+    /// `listenerLines` configure the listener (TLS files); without `anonymous` every client
+    /// is refused as not authorised (there are no users).
+    public init(anonymous: Bool = true, listenerLines: [String] = []) throws {
         guard access(Self.path, X_OK) == 0 else {
             throw Failure(description: "\(Self.path) is missing: the MQTT tests need Debian's mosquitto broker "
                 + "(apt-get install mosquitto mosquitto-clients; make test installs them)")
@@ -29,13 +31,24 @@ public final class MosquittoBroker {
         // not write the log in this folder.
         writeFile(folder.path + "/mosquitto.conf", """
             listener \(port) 127.0.0.1
-            allow_anonymous true
+            \(listenerLines.joined(separator: "\n"))
+            allow_anonymous \(anonymous)
             persistence false
             user root
             log_dest file \(logPath)
             log_type all
 
             """)
+    }
+
+    /// A self-signed certificate (its own CA) and its key, `NAME.pem` and `NAME.key` in
+    /// `folder`, for `subjectAltName` (`IP:127.0.0.1`); the certificate's path.
+    public static func makeCertificate(in folder: String, name: String, subjectAltName: String) throws -> String {
+        let base = folder + "/" + name
+        let command = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
+            + "-subj /CN=\(name) -addext subjectAltName=\(subjectAltName) -keyout \(base).key -out \(base).pem 2>/dev/null"
+        guard system(command) == 0 else { throw Failure(description: "openssl could not make a certificate: \(command)") }
+        return base + ".pem"
     }
 
     deinit { kill() }
