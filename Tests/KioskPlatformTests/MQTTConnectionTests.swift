@@ -215,6 +215,32 @@ import Testing
         kiosk.connection.stop(farewell: nil)
     }
 
+    @Test func aFloodOfMessagesIsCutAtTheMailbox() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let loop = try EventLoop(signals: [])
+        let kiosk = try Client(Self.endpoint(port: broker.port, id: "kiosk", subscriptions: ["test/#"]), loop: loop)
+        let sender = try Client(Self.endpoint(port: broker.port, id: "sender"), loop: loop)
+        #expect(try Self.run(loop, seconds: 5) { kiosk.connects == 1 && sender.connects == 1 })
+        #expect(try Self.settle(loop, publisher: sender, subscriber: kiosk, topic: "test/probe"))
+        // The loop does not run meanwhile: nothing takes the kiosk's messages out of the mailbox.
+        var sent = 0
+        for _ in 0..<20_000 where sent < 600 {
+            if sender.connection.publish(Self.message("test/flood", "\(sent)")) { sent += 1 } else { usleep(1000) }
+        }
+        #expect(sent == 600)
+        usleep(500_000)
+        try Self.run(loop, seconds: 0.2) { false }
+        let flood = kiosk.received("test/flood")
+        #expect(flood.count <= 256 && flood.count >= 200, "\(flood.count) delivered")
+        #expect(flood.count + kiosk.connection.droppedMessages == 600)
+        #expect(flood.prefix(3) == ["0", "1", "2"])
+        // Delivery goes on afterwards.
+        #expect(try Self.settle(loop, publisher: sender, subscriber: kiosk, topic: "test/after"))
+        sender.connection.stop(farewell: nil)
+        kiosk.connection.stop(farewell: nil)
+    }
+
     @Test func stopDoesNotHangOnAConnectThatNeverAnswers() throws {
         // A loopback listener whose accept queue is full: the kernel drops further SYNs, so
         // the worker's connect blocks as it would on a black-holed address.
