@@ -8,12 +8,14 @@ RELEASE_BIN := .build/release/bubble-kiosk
 DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
-# on a loopback port), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
+# on a loopback port; the MQTT tests start their own mosquitto broker and use mosquitto_pub and
+# mosquitto_sub), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
 # mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
 # arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot).
 DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
-                libsndfile1-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 prometheus-node-exporter \
+                libsndfile1-dev libmosquitto-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 \
+                prometheus-node-exporter mosquitto mosquitto-clients \
                 systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
                 qemu-user-static qemu-system-arm
 DEPS_STAMP  := build/.deps-installed

@@ -21,11 +21,13 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "CLinux"),
+        // The fleet's MQTT connection (libmosquitto, driven by a worker thread of ours).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
         // The commands (argument parsing, backend wiring) as a library both executables link;

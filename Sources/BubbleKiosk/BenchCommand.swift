@@ -20,7 +20,8 @@ struct BenchCommand: KioskCommand {
         [sounds] device on a kiosk): event to first sample written, the device's delay, and both.
         Last, a recorded round through the runtime twice, bare and with sounds, hooks, score
         writes and metrics: the render-and-present time of its frames, to show the layers stay
-        off the frame path.
+        off the frame path. Then fleet control fed floods of bad MQTT commands: the CPU time
+        of each batch of 1,000, beside a frame's memcpy.
         """
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
@@ -34,6 +35,7 @@ struct BenchCommand: KioskCommand {
         var report = try bench.run(pngPath: a.value("png"))
         report.sound = try SoundLatencyBench.measure(device: a.value("sound-device") ?? "null")
         report.layers = try LayerLoadBench.measure(size: size, seed: seed)
+        report.fleetFlood = try FleetFloodBench.measure(size: size, seed: seed)
         Console.out(a.has("json") ? report.json.text + "\n" : report.table)
         return 0
     }

@@ -28,13 +28,15 @@ struct BenchReport {
     var peakRSSMB = 0.0
     var sound = SoundLatencyBench()
     var layers = LayerLoadBench.Report()
+    var fleetFlood = FleetFloodBench.Report()
 
     /// The targets, relative to this machine's memcpy.
     var targets: [(String, Bool)] {
         [("full_redraw_le_4x_memcpy", fullRedraw.median <= 4 * memcpy.median),
          ("animated_le_1x_memcpy", animated.median <= memcpy.median),
          ("idle_draws_nothing", idleDamageRects == 0),
-         ("peak_rss_le_40mb", peakRSSMB <= 40)]
+         ("peak_rss_le_40mb", peakRSSMB <= 40),
+         ("mqtt_flood_changes_nothing", fleetFlood.unchanged)]
     }
 
     /// Keys stay in this order; later fields go before "targets".
@@ -60,6 +62,10 @@ struct BenchReport {
             ("touch_test_ms", touchTest.json),
             ("mirror_size", .string(Self.mirrorSize.description)), ("mirror_full_ms", mirrorFull.json),
             ("mirror_animated_ms", mirrorAnimated.json),
+            ("mqtt_flood_batch", .int(fleetFlood.batchSize)), ("mqtt_flood_batch_ms", fleetFlood.batch.json),
+            ("mqtt_flood_batch_x_memcpy", JSON.rounded(memcpy.median > 0 ? fleetFlood.batch.median / memcpy.median : 0, 3)),
+            ("mqtt_flood_messages", .int(fleetFlood.messages)), ("mqtt_flood_commands_done", .int(fleetFlood.done)),
+            ("mqtt_flood_refused", .int(fleetFlood.refused)), ("mqtt_flood_frames", .int(fleetFlood.frames)),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -84,6 +90,9 @@ struct BenchReport {
         out += row("round frame, bare", layers.bare) + row("round frame, with layers", layers.layered)
         out += "layers over \(layers.frames) frames and \(layers.pops) pops: \(layers.hooksStarted) hooks run, "
             + "\(layers.soundsStarted) sounds started, a score write, a metrics file a second\n"
+        out += row("mqtt flood, \(fleetFlood.batchSize) messages", fleetFlood.batch)
+        out += "mqtt flood: \(fleetFlood.messages) bad or excess commands, \(fleetFlood.done) carried out, \(fleetFlood.refused) refused, "
+            + "\(fleetFlood.frames) frames drawn meanwhile; a batch costs \(fixed(memcpy.median > 0 ? fleetFlood.batch.median / memcpy.median : 0, 2)) x a frame's memcpy\n"
         out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
         out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
         out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"

@@ -140,13 +140,16 @@ struct RunCommand: KioskCommand {
     /// The layers operators configure, each fed by the runtime's events and none of them on the
     /// frame path, in the order they hear them: sounds, fleet metrics (`[metrics] textfile`),
     /// `[hooks]`, high scores and play statistics (scores.db in the state directory, on a
-    /// writer thread), and the backlight (`[display] backlight`, brightness, dimming, sleep).
-    /// `bench` loads a kiosk with the same list.
+    /// writer thread), the backlight (`[display] backlight`, brightness, dimming, sleep), and
+    /// fleet control over MQTT (`[mqtt]`, which sets the volume and brightness through the
+    /// sound and backlight layers). `bench` loads a kiosk with the same list.
     /// - Parameter soundsAtOnce: start the sound thread when attached rather than after the first
     ///   frame (the bench, which needs it ready before its round).
     static func operatorLayers(scoreDirectory: String, soundsAtOnce: Bool = false) -> [KioskLayer] {
-        [SoundLayer(startAtOnce: soundsAtOnce), MetricsExporter(), HookLayer(), ScoreKeeper(directory: scoreDirectory),
-         BacklightLayer()]
+        let sound = SoundLayer(startAtOnce: soundsAtOnce)
+        let backlight = BacklightLayer()
+        return [sound, MetricsExporter(), HookLayer(), ScoreKeeper(directory: scoreDirectory), backlight,
+                FleetLayer(sound: sound, backlight: backlight)]
     }
 
     /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is

@@ -39,6 +39,26 @@ public protocol LayerHost: AnyObject {
     func post(_ event: KioskEvent, at time: TimeStamp)
     /// The high-score lists the start and round-over screens show.
     func show(_ board: ScoreBoard)
+    /// The lists shown now (empty before the score layer's first answer).
+    var scoreBoard: ScoreBoard { get }
+
+    // What fleet control reads and asks for. `by` names who asked, for the log.
+    /// The game: its screen, round and mode.
+    var game: KioskGame { get }
+    /// What a person in front of the kiosk sees now.
+    var fleetScreen: FleetState.Screen { get }
+    /// When the kiosk started, on the loop's clock.
+    var startTime: TimeStamp { get }
+    var isAsleep: Bool { get }
+    /// Puts the display to sleep until a touch or `on`, or wakes it.
+    func switchDisplay(on: Bool, by who: String)
+    func switchTouchTest(open: Bool, by who: String)
+    /// Reads the configuration again, as SIGHUP does.
+    func reload()
+    /// The operator reset: the kiosk exits with status 10 and systemd starts it afresh.
+    func resetForOperator(by who: String)
+    /// A copy of what the screen shows, the caller's alone.
+    func screenSnapshot() -> PixelBuffer
 }
 
 /// A layer made of closures: for small listeners (tests, benchmarks) that need no state of their own.

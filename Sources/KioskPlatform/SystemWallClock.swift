@@ -9,11 +9,28 @@ import KioskCore
 public final class SystemWallClock: LocalWallClock {
     public init() {}
 
+    /// Seconds since the Unix epoch (CLOCK_REALTIME): hooks' `time`, metrics, fleet state.
+    public static func unixSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// Microseconds to add to a monotonic time to get Unix time.
     private func offsetUS() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000 - CLinux_monotonic_us()
+    }
+
+    /// The local calendar day of a Unix time, as a number that grows by one a day (days since
+    /// 1970 in local time): where "today" begins and ends for counts kept by day.
+    public static func localDay(unixSeconds: Double) -> Int {
+        var t = time_t(unixSeconds.rounded(.down))
+        var civil = tm()
+        localtime_r(&t, &civil)
+        let localSeconds = Int(t) + Int(civil.tm_gmtoff)
+        return localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
     }
 
     private func local(_ unixSeconds: Int64) -> tm {

@@ -59,11 +59,15 @@ extension KioskRuntime {
         loop.arm(operatorState.timer, at: operatorState.input.nextDeadline)
     }
 
-    /// Who, what, when in one line, then the normal clean exit with status 10.
     private func operatorReset(_ gesture: OperatorGesture) {
-        let up = Int((gesture.time - started).inSeconds)
+        operatorReset(cause: "\(gesture.kind.rawValue) gesture on \(deviceName(gesture.device))", at: gesture.time)
+    }
+
+    /// Who, what, when in one line, then the normal clean exit with status 10.
+    func operatorReset(cause: String, at time: TimeStamp) {
+        let up = Int((time - started).inSeconds)
         let rounds = operatorState.rounds
-        log(.notice, "operator reset: \(gesture.kind.rawValue) gesture on \(deviceName(gesture.device)) at \(displaySleep.wallClock.stamp(at: gesture.time)), "
+        log(.notice, "operator reset: \(cause) at \(displaySleep.wallClock.stamp(at: time)), "
             + "up \(NumberText.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
             + "exiting with status \(ExitStatus.operatorReset.rawValue) for a fresh start")
         exitStatus = .operatorReset

@@ -40,6 +40,7 @@ extension KioskRuntime {
         switch reason {
         case .idle: return "display asleep (idle)"
         case .schedule(let range): return "display asleep (schedule \(range))"
+        case .remote: return "display asleep (remote)"
         }
     }
 
@@ -63,12 +64,20 @@ extension KioskRuntime {
     /// longer wants it asleep (the schedule's end) and returns false: the iteration draws.
     func sleepingUpdate(_ now: TimeStamp) -> Bool {
         guard let reason = displaySleep.reason else { return false }
-        let decision = decideSleep(now)
+        // Switched off from afar: only a touch or the command to switch on wake it.
+        let decision: (asleep: DisplaySleepPolicy.Reason?, recheck: TimeStamp?)
+        if reason == .remote {
+            decision = (.remote, nil)
+        } else {
+            let d = decideSleep(now)
+            decision = (d.asleep, d.recheck)
+        }
         guard let still = decision.asleep else {
             let why: String
             switch reason {
             case .schedule(let range): why = "the schedule \(range) ended"
             case .idle: why = "no longer idle"
+            case .remote: why = "switched on"
             }
             wake(at: now, why: why)
             return false
@@ -128,7 +137,7 @@ extension KioskRuntime {
         loop.arm(displaySleep.timer, at: at)
     }
 
-    private func fallAsleep(_ reason: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {
+    func fallAsleep(_ reason: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {
         displaySleep.reason = reason
         displaySleep.asleepSince = now
         displaySleep.sleeps += 1
@@ -146,7 +155,7 @@ extension KioskRuntime {
         armSleepTimer(recheck)
     }
 
-    private func wake(at now: TimeStamp, why: String) {
+    func wake(at now: TimeStamp, why: String) {
         guard isAsleep else { return }
         displaySleep.reason = nil
         displaySleep.lastWake = now

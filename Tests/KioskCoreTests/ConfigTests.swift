@@ -386,7 +386,17 @@ private func messages(_ result: ConfigResult) -> [String] {
                 let halved = defaults[keyPath: path].map { "\($0 / 2)" }.joined(separator: " ")
                 bounds = (halved, halved)
             case .path: bounds = ("/var/tmp/shot.png", "auto")
+            case .text where key.section == "mqtt":
+                // Each [mqtt] text key takes its own shape of value, and nothing.
+                let values = ["broker": "mqtts://broker.example:8883", "username": "kiosk",
+                              "node_id": "hall-1", "topic_prefix": "museum/hall-1", "discovery_prefix": ""]
+                bounds = (values[key.name] ?? "?", "x")
             case .text: bounds = ("/var/tmp/sound.wav", "none")
+            case .refused:
+                // Known, never taken: only nothing passes, and no setting moves.
+                var untouched = defaults
+                #expect(key.apply("secret", to: &untouched) != nil && untouched == defaults, "\(key.id)")
+                continue
             case .commandLine: bounds = ("/usr/bin/logger -t 'bubble kiosk'", "")
             case .schedule: bounds = ("22:00-07:00,12:00-13:30", "")
             }
@@ -442,6 +452,14 @@ private func messages(_ result: ConfigResult) -> [String] {
         #expect(result.settings == Settings())
         #expect(uncommented.split(separator: "\n").filter { $0.contains(" = ") && !$0.hasPrefix("#") }.count
                 == ConfigSchema.standard.keys.count)
+    }
+
+    /// The version fleet control reports is the one packages are built with.
+    @Test func versionIsTheVersionFiles() throws {
+        let path = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3)
+            .joined(separator: "/")) + "/VERSION"
+        let text = try #require(readFile(path), "cannot read \(path)")
+        #expect(text.split(separator: "\n").first.map(String.init) == KioskVersion.current)
     }
 }
 

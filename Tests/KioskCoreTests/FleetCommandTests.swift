@@ -168,13 +168,25 @@ import Testing
 
     @Test func theWindowSlides() {
         var l = FleetCommandLimiter(perSecond: 2)
-        #expect(l.admit(.reload, at: Self.t0).admitted)
-        #expect(l.admit(.reload, at: Self.t0 + .milliseconds(500)).admitted)
-        #expect(!l.admit(.reload, at: Self.t0 + .milliseconds(999)).admitted)
+        #expect(l.admit(.volume, at: Self.t0).admitted)
+        #expect(l.admit(.volume, at: Self.t0 + .milliseconds(500)).admitted)
+        #expect(!l.admit(.volume, at: Self.t0 + .milliseconds(999)).admitted)
         // The first is a whole second old now.
-        #expect(l.admit(.reload, at: Self.t0 + .milliseconds(1000)).admitted)
-        #expect(!l.admit(.reload, at: Self.t0 + .milliseconds(1400)).admitted)
-        #expect(l.admit(.reload, at: Self.t0 + .milliseconds(1500)).admitted)
+        #expect(l.admit(.volume, at: Self.t0 + .milliseconds(1000)).admitted)
+        #expect(!l.admit(.volume, at: Self.t0 + .milliseconds(1400)).admitted)
+        #expect(l.admit(.volume, at: Self.t0 + .milliseconds(1500)).admitted)
         #expect(FleetCommandLimiter(perSecond: 0).perSecond == 1)
+    }
+
+    /// Reload, restart and screenshot cost real work: once a second each, whatever the limit.
+    @Test func theHeavyCommandsOnceASecond() {
+        var l = FleetCommandLimiter(perSecond: 50)
+        for topic in [FleetCommand.Topic.reload, .restart, .screenshot] {
+            #expect(l.limit(for: topic) == 1)
+            #expect(l.admit(topic, at: Self.t0).admitted)
+            #expect(l.admit(topic, at: Self.t0 + .milliseconds(999)) == (false, true))
+            #expect(l.admit(topic, at: Self.t0 + .milliseconds(1000)).admitted)
+        }
+        #expect(l.limit(for: .display) == 50 && l.limit(for: nil) == 50)
     }
 }

@@ -141,7 +141,7 @@ private func recordingError(_ text: String) -> RecordingError? {
         for key in ConfigSchema.standard.keys {
             switch key.kind {
             case .int, .double, .optionalDouble, .choice, .numbers: break
-            case .bool, .keyword, .path, .text, .commandLine, .schedule: continue
+            case .bool, .keyword, .path, .text, .commandLine, .schedule, .refused: continue
             }
             for value in ["1e308", "-1e308", "nan", "inf", "-inf", "99999999999999999999", "9223372036854775807",
                           "-9223372036854775808", "1000000000", "-1000000000", ""] {

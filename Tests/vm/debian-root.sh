@@ -37,11 +37,14 @@ SUITE=bookworm
 # What the boot test needs besides minbase: systemd as PID 1 with udev (it loads bochs-drm for
 # the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
 # libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput.
-PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,fonts-dejavu-core,evemu-tools
+PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,libmosquitto1,fonts-dejavu-core,evemu-tools
+# The Debian 12 amd64 boot test (the full one) also runs an MQTT broker in the guest and talks
+# to the kiosk through it with mosquitto_pub and mosquitto_sub.
+[ "$SUITE/$arch" = bookworm/amd64 ] && PACKAGES=$PACKAGES,mosquitto,mosquitto-clients
 # The arm64 package's Depends as Debian 13 names them, so that a root made ahead of the package
 # (Tests/arm64/prepare.sh, while other tests run) is the one the boot test asks for. Should the
 # Depends change, the boot test's --with makes another root: slower, never wrong.
-[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libsndfile1,libsqlite3-0,libstdc++6,libsystemd0,libudev1
+[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libsndfile1,libsqlite3-0,libstdc++6,libsystemd0,libudev1
 PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
 MIRROR=$(debian_mirror)

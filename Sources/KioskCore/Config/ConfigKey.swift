@@ -36,6 +36,7 @@ public struct ConfigKey: Sendable {
         case .text(_, let expects, _): return expects
         case .commandLine: return "a program and its arguments, quoted as in sh but run without a shell, or nothing"
         case .schedule: return "HH:MM-HH:MM ranges of local time separated by commas, or nothing"
+        case .refused: return "nothing"
         }
     }
 
@@ -87,7 +88,8 @@ public struct ConfigKey: Sendable {
                   !text.unicodeScalars.contains(where: isEscapedByEcho) else { return rejected }
             settings[keyPath: path] = text
         case .text(let path, _, let check):
-            guard !text.isEmpty, text.utf8.count < 4096,
+            let emptyTaken = check.map { $0("") == nil } ?? false
+            guard !text.isEmpty || emptyTaken, text.utf8.count < 4096,
                   !text.unicodeScalars.contains(where: isEscapedByEcho) else { return rejected }
             if let expected = check?(text) { return "expected \(expected), got '\(echoed(text))'" }
             settings[keyPath: path] = text
@@ -96,6 +98,8 @@ public struct ConfigKey: Sendable {
                 return "not a command line: \(problem), got '\(echoed(text))'"
             }
             settings[keyPath: path] = text
+        case .refused(let because):
+            if !text.isEmpty { return because }
         case .schedule(let path):
             switch SleepSchedule.parse(text) {
             case .success(let schedule): settings[keyPath: path] = schedule
@@ -119,6 +123,7 @@ public struct ConfigKey: Sendable {
         case .text(let path, _, _): return settings[keyPath: path]
         case .commandLine(let path): return settings[keyPath: path]
         case .schedule(let path): return settings[keyPath: path].description
+        case .refused: return ""
         }
     }
 
@@ -129,7 +134,7 @@ public struct ConfigKey: Sendable {
         case .double(let path, _): return settings[keyPath: path]
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
-        case .bool, .keyword, .numbers, .path, .text, .commandLine, .schedule: return nil
+        case .bool, .keyword, .numbers, .path, .text, .commandLine, .schedule, .refused: return nil
         }
     }
 
@@ -147,6 +152,7 @@ public struct ConfigKey: Sendable {
         case .text(let path, _, _): target[keyPath: path] = source[keyPath: path]
         case .commandLine(let path): target[keyPath: path] = source[keyPath: path]
         case .schedule(let path): target[keyPath: path] = source[keyPath: path]
+        case .refused: break
         }
     }
 }

@@ -21,11 +21,15 @@ public enum ConfigKind: Sendable {
     case path(WritableKeyPath<Settings, String?> & Sendable)
     /// A line of printable text (an ALSA device name, `auto|none|/path`), described as
     /// `expects`, which `check` (when given) accepts; `check` returns what is expected when not.
+    /// Empty is taken only when `check` accepts it.
     case text(WritableKeyPath<Settings, String> & Sendable, expects: String = "printable text",
               check: (@Sendable (String) -> String?)? = nil)
     /// A program and its arguments with shell-like quoting (`HookCommandLine`), never run
     /// through a shell; empty for none.
     case commandLine(WritableKeyPath<Settings, String> & Sendable)
+    /// A key that is known but never taken (an inline secret): any value but an empty one is
+    /// refused with `because`, and the value is never quoted back.
+    case refused(because: String)
     /// Ranges of local time, `22:00-07:00,12:00-13:00` (`SleepSchedule`); empty for none.
     case schedule(WritableKeyPath<Settings, SleepSchedule> & Sendable)
 }

@@ -332,6 +332,57 @@ public struct SoundSettings: Equatable, Sendable {
     public static let fileExpectation = "'auto', 'none' or an absolute path to a sound file"
 }
 
+/// Fleet control over MQTT (`[mqtt]`): off while `broker` is empty.
+public struct MQTTSettings: Equatable, Sendable {
+    /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` (`MQTTBroker`); empty: no MQTT.
+    public var broker = ""
+    /// PEM files: the CA that signed the broker's certificate (nil: the system's CAs), and an
+    /// optional client certificate with its key.
+    public var caFile: String? = nil
+    public var certFile: String? = nil
+    public var keyFile: String? = nil
+    public var username = ""
+    /// A file holding the password (systemd's `LoadCredential=`); never the password itself.
+    public var passwordFile: String? = nil
+    /// Empty: the host name, reduced to `[a-z0-9_-]` (`FleetNames.nodeID(fromHostName:)`).
+    public var nodeID = ""
+    /// Empty: `bubble-kiosk/NODE_ID`.
+    public var topicPrefix = ""
+    /// Empty turns Home Assistant discovery off.
+    public var discoveryPrefix = FleetNames.defaultDiscoveryPrefix
+    public var keepaliveS = 30
+
+    public init() {}
+
+    /// The broker, nil when MQTT is off (the key's check refused anything unusable).
+    public var endpoint: MQTTBroker? {
+        if case .success(let broker) = MQTTBroker.parse(broker) { return broker }
+        return nil
+    }
+
+    /// What `node_id` accepts: empty (the host name) or `[a-z0-9_-]`, as Home Assistant wants.
+    @Sendable public static func nodeIDProblem(_ text: String) -> String? {
+        let ok = text.utf8.count <= FleetNames.maxNodeIDLength
+            && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+        return ok ? nil : "lowercase letters, digits, _ and - (at most \(FleetNames.maxNodeIDLength)), or nothing for the host name"
+    }
+
+    /// What `broker` accepts: nothing (off) or a broker address.
+    @Sendable public static func brokerProblem(_ text: String) -> String? {
+        text.isEmpty ? nil : MQTTBroker.problem(text)
+    }
+
+    /// What `topic_prefix` accepts: nothing (the default) or a usable prefix.
+    @Sendable public static func topicPrefixProblem(_ text: String) -> String? {
+        if text.isEmpty { return nil }
+        return FleetNames.topicPrefixProblem(text).map { "an MQTT topic prefix such as bubble-kiosk/hall-1 (this one \($0))" }
+    }
+
+    @Sendable public static func discoveryPrefixProblem(_ text: String) -> String? {
+        FleetNames.discoveryPrefixProblem(text).map { "an MQTT topic prefix such as homeassistant, or nothing for no discovery (this one \($0))" }
+    }
+}
+
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
     public var display = DisplaySettings()
@@ -348,6 +399,7 @@ public struct Settings: Equatable, Sendable {
     public var hooks = HookSettings()
     public var scoring = ScoringSettings()
     public var sounds = SoundSettings()
+    public var mqtt = MQTTSettings()
 
     public init() {}
 }

@@ -142,7 +142,7 @@ public enum FleetCommand: Equatable, Sendable {
 }
 
 /// Whether a command message may be handled now: at most `perSecond` a second on each topic
-/// (any unknown topic counting as one more), so a flood from a broken client or a retained
+/// (any unknown topic counting as one more; reload, restart and screenshot once a second), so a flood from a broken client or a retained
 /// loop costs a count, not a frame. A message over the limit is dropped, not queued; the log
 /// is told once per spell of drops (a spell ends when a message is taken again).
 public struct FleetCommandLimiter: Sendable {
@@ -156,12 +156,22 @@ public struct FleetCommandLimiter: Sendable {
     private var spells: [FleetCommand.Topic?: RateLimitedLog] = [:]
     private var dropped: [FleetCommand.Topic?: Int] = [:]
 
+    /// Commands that end the process or cost real work on the loop (reading the config, taking
+    /// a screen's picture): one a second is all a person can mean.
+    public static let oncePerSecond: Set<FleetCommand.Topic> = [.reload, .restart, .screenshot]
+
     public init(perSecond: Int = defaultPerSecond) { self.perSecond = max(perSecond, 1) }
+
+    /// Messages a second taken on `topic`.
+    public func limit(for topic: FleetCommand.Topic?) -> Int {
+        if let topic, Self.oncePerSecond.contains(topic) { return 1 }
+        return perSecond
+    }
 
     /// Decides on a message on `topic` (nil: no command topic) at `time`. `log` is true for
     /// the first drop of a spell.
     public mutating func admit(_ topic: FleetCommand.Topic?, at time: TimeStamp) -> (admitted: Bool, log: Bool) {
-        if taken.count(topic, at: time) >= perSecond {
+        if taken.count(topic, at: time) >= limit(for: topic) {
             dropped[topic, default: 0] += 1
             return (false, spells[topic, default: RateLimitedLog()].noteFirst())
         }

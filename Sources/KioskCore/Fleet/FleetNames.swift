@@ -17,9 +17,14 @@ public struct FleetNames: Equatable, Sendable {
     public let topicPrefix: String
 
     /// `topicPrefix` nil means the default `bubble-kiosk/NODE_ID`.
+    /// Each command topic, whole: a message's topic is looked up once, not rebuilt per message.
+    private let commandsByTopic: [String: FleetCommand.Topic]
+
     public init(nodeID: String, topicPrefix: String? = nil) {
         self.nodeID = nodeID
-        self.topicPrefix = topicPrefix ?? FleetNames.defaultTopicPrefix(nodeID: nodeID)
+        let prefix = topicPrefix ?? FleetNames.defaultTopicPrefix(nodeID: nodeID)
+        self.topicPrefix = prefix
+        commandsByTopic = Dictionary(uniqueKeysWithValues: FleetCommand.Topic.allCases.map { (prefix + "/" + $0.rawValue, $0) })
     }
 
     /// The node id from a host name: ASCII letters lowercased, digits, `_` and `-` kept,
@@ -60,7 +65,7 @@ public struct FleetNames: Equatable, Sendable {
     /// Which command a received topic is; nil for anything that is not exactly one of ours,
     /// so a message on a neighbour's topic is never taken as a command.
     public func command(forTopic topic: String) -> FleetCommand.Topic? {
-        FleetCommand.Topic.allCases.first { commandTopic($0) == topic }
+        commandsByTopic[topic]
     }
 
     /// What is wrong with a configured topic prefix, or nil when it can be used.

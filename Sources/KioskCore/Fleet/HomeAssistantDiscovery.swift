@@ -31,6 +31,12 @@ public struct HomeAssistantDiscovery: Sendable {
     /// a restarted Home Assistant may have lost what it had not stored.
     public var statusTopic: String? { discoveryPrefix.isEmpty ? nil : discoveryPrefix + "/status" }
 
+    /// Whether a message on `statusTopic` says Home Assistant came online (`online`, spaces
+    /// and line ends around it allowed); `offline` and anything else ask for nothing.
+    public static func saysOnline(_ payload: [UInt8]) -> Bool {
+        FleetCommand.trimmed(payload).elementsEqual("online".utf8)
+    }
+
     /// `DISCOVERY/COMPONENT/NODE_ID/OBJECT_ID/config`.
     public func topic(component: String, objectID: String) -> String {
         discoveryPrefix + "/" + component + "/" + names.nodeID + "/" + objectID + "/config"

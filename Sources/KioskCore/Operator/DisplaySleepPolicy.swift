@@ -11,6 +11,9 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
         case idle
         /// Local time is inside this range of `sleep_schedule`.
         case schedule(SleepSchedule.Range)
+        /// An operator switched it off from afar (`PREFIX/display/set OFF`): until a touch or
+        /// the command to switch it on. The policy never decides this; the runtime holds it.
+        case remote
     }
 
     /// The answer: asleep (with why) or awake, and when the answer may change without input

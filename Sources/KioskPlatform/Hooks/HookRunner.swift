@@ -45,11 +45,7 @@ public final class HookRunner {
     /// Where log lines go.
     public var log: (Console.Level, String) -> Void
     /// Unix time in seconds for `BUBBLE_TIME` (the realtime clock).
-    public var wallClock: () -> Double = {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public var wallClock: () -> Double = SystemWallClock.unixSeconds
 
     private let loop: EventLoop
     private var limiter: HookLimiter

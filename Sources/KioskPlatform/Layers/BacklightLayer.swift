@@ -84,6 +84,24 @@ public final class BacklightLayer: KioskLayer {
         apply(at: host.loop.now)
     }
 
+    /// The level as fleet control shows it, 0-255 of the device's range; nil without a device.
+    public var level255: Int? {
+        guard let backlight, let level, backlight.maximum > 0 else { return nil }
+        return Int((Double(level) * 255 / Double(backlight.maximum)).rounded())
+    }
+
+    /// Sets the undimmed level from fleet control (0-255, 0 being the lowest level that still
+    /// shows, never black: switching off is the display's sleep) until the next reload.
+    /// False without a device.
+    @discardableResult
+    public func setLevel255(_ value: Int) -> Bool {
+        guard let host, backlight != nil else { return false }
+        // The policy turns any share above 0 into at least one step.
+        policy.brightness = max(Double(min(value, 255)) * 100 / 255, 0.01)
+        apply(at: host.loop.now)
+        return true
+    }
+
     /// Puts the level back as found and the power on.
     public func stop() {
         guard let backlight else { return }

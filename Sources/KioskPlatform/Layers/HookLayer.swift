@@ -17,13 +17,19 @@ public final class HookLayer: KioskLayer {
 
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
         guard let runner, let (hook, fields) = HookEventMapper.map(event, facts) else { return }
+        runner.fire(hook, fields: Self.fields(for: hook, fields, host: host))
+    }
+
+    /// A hook's data: the mapper's, with the display and input names where they matter (the
+    /// start, a lost display). Fleet control's events (`PREFIX/event`) carry the same.
+    public static func fields(for hook: HookEvent, _ fields: [(String, JSON)], host: LayerHost?) -> [(String, JSON)] {
         switch hook {
         case .start:
-            runner.fire(hook, fields: [("display", .string(host?.displayName ?? "")), ("input", .string(host?.inputName ?? ""))])
+            return [("display", .string(host?.displayName ?? "")), ("input", .string(host?.inputName ?? ""))]
         case .displayLost:
-            runner.fire(hook, fields: [("display", .string(host?.displayName ?? ""))] + fields)
+            return [("display", .string(host?.displayName ?? ""))] + fields
         default:
-            runner.fire(hook, fields: fields)
+            return fields
         }
     }
 

@@ -57,7 +57,7 @@ public final class MetricsExporter: KioskLayer {
     /// `wallClock`: seconds since the Unix epoch (the real-time clock: touch and start times are
     /// read by people and Prometheus). `offLoop: false` writes on the loop's thread (tests on
     /// virtual time).
-    public init(wallClock: @escaping () -> Double = MetricsExporter.unixTime, offLoop: Bool = true) {
+    public init(wallClock: @escaping () -> Double = SystemWallClock.unixSeconds, offLoop: Bool = true) {
         self.wallClock = wallClock
         self.offLoop = offLoop
         settings = MetricsSettings()
@@ -82,13 +82,6 @@ public final class MetricsExporter: KioskLayer {
     public func reload(_ settings: Settings) { apply(settings.metrics) }
 
     public func stop() { finish() }
-
-    /// Seconds since the Unix epoch (CLOCK_REALTIME).
-    public static func unixTime() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 
     /// What the runtime knows now, for the file.
     public var live: KioskMetrics.LiveFigures {

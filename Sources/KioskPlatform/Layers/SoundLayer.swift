@@ -34,6 +34,15 @@ public final class SoundLayer: KioskLayer {
 
     public func stop() { player?.stop() }
 
+    /// Loudness now, 0 to 1: `[sounds] volume`, or what fleet control set since.
+    public var volume: Double { settings.volume }
+
+    /// Sets the loudness (clamped to 0...1) until the next reload, which brings the config's back.
+    public func setVolume(_ volume: Double) {
+        settings.volume = min(max(volume, 0), 1)
+        player?.reload(settings)
+    }
+
     private func start() {
         guard !started else { return }
         started = true

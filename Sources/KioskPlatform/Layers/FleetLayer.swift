@@ -1,0 +1,310 @@
+import Glibc
+import KioskCore
+
+/// Where fleet control's messages go: the MQTT connection, or a recorder (tests, the bench).
+public protocol FleetLink: AnyObject {
+    /// Queues `message`; false when it was not taken (offline, the queue full). Never blocks.
+    @discardableResult func publish(_ message: MQTTMessage) -> Bool
+    /// Sends `farewell` if it can, then closes (bounded in time).
+    func stop(farewell: MQTTMessage?)
+}
+
+extension MQTTConnection: FleetLink {}
+
+/// Fleet control over MQTT (`[mqtt]`): the kiosk's availability, state and events on the
+/// broker, Home Assistant discovery, and the commands an operator sends from afar (display,
+/// brightness, volume, touch test, reload, restart, screenshot). `FleetNames` has the topics.
+///
+/// The connection (`MQTTConnection`) runs on a thread of its own and hands what it hears to the
+/// loop through a mailbox; publishing only queues. A broker that is away costs nothing but a
+/// log line when it goes and one when it is back: the game never waits for it.
+public final class FleetLayer: KioskLayer {
+    /// Opens the link to the broker and starts it on the loop; `deliver` hears it on the loop.
+    public typealias Connect = (MQTTEndpoint, EventLoop, @escaping ([MQTTNotice]) -> Void) throws -> FleetLink
+
+    /// The real link: libmosquitto on a thread of its own.
+    public static func mosquitto(_ endpoint: MQTTEndpoint, _ loop: EventLoop,
+                                 _ deliver: @escaping ([MQTTNotice]) -> Void) throws -> FleetLink {
+        let connection = try MQTTConnection(endpoint: endpoint)
+        try connection.start(on: loop, deliver)
+        return connection
+    }
+
+    /// The link, while `[mqtt] broker` is set and could be used.
+    public private(set) var connection: FleetLink?
+    private let connect: Connect
+    public private(set) var names: FleetNames?
+    public private(set) var discovery: HomeAssistantDiscovery?
+    /// Commands carried out, and messages refused or dropped, since the start.
+    public private(set) var commandsDone = 0
+    public private(set) var commandsRefused = 0
+    private let sound: SoundLayer?
+    private let backlight: BacklightLayer?
+    private let hostName: () -> String
+    private let unixTime: () -> Double
+    private weak var host: LayerHost?
+    private var settings = MQTTSettings()
+    private var broker: MQTTBroker?
+    private var pacing = FleetStatePacing()
+    private var limiter = FleetCommandLimiter()
+    private var stateTimer: EventLoop.TimerID?
+    /// Per topic, the first bad payload of a spell is logged (a good one ends the spell).
+    private var refusals: [FleetCommand.Topic?: RateLimitedLog] = [:]
+    private var noBacklight = RateLimitedLog()
+    private var lastTouch: Double?
+    /// A screen's picture being made into PNG on a thread of its own (a whole screen takes
+    /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
+    var encoder: WorkerThread?
+    var encoded: Mailbox<ScreenshotOutcome>?
+    private var roundsToday = DailyCount()
+    /// The connection's story for the log: up or not, and the last failure said.
+    private var connected = false
+    private var failedTries = 0
+    private var lastFailure: String?
+
+    /// - Parameters:
+    ///   - sound, backlight: the layers volume and brightness commands go to (nil: none).
+    ///   - hostName: where the default node id comes from.
+    ///   - connect: the broker link (tests and the bench hand in a recorder).
+    public init(sound: SoundLayer?, backlight: BacklightLayer?, hostName: @escaping () -> String = FleetLayer.systemHostName,
+                unixTime: @escaping () -> Double = SystemWallClock.unixSeconds, connect: @escaping Connect = FleetLayer.mosquitto) {
+        self.connect = connect
+        self.sound = sound
+        self.backlight = backlight
+        self.hostName = hostName
+        self.unixTime = unixTime
+    }
+
+    public func attach(to host: LayerHost) {
+        self.host = host
+        settings = host.settings.mqtt
+        guard let broker = settings.endpoint else { return }
+        self.broker = broker
+        let nodeID = settings.nodeID.isEmpty ? FleetNames.nodeID(fromHostName: hostName()) : settings.nodeID
+        let names = FleetNames(nodeID: nodeID, topicPrefix: settings.topicPrefix.isEmpty ? nil : settings.topicPrefix)
+        let discovery = HomeAssistantDiscovery(names: names, discoveryPrefix: settings.discoveryPrefix,
+                                               softwareVersion: KioskVersion.current, model: "bubble-kiosk")
+        self.names = names
+        self.discovery = discovery
+        guard let password = readPassword() else { return }
+        let endpoint = MQTTEndpoint(
+            host: broker.host, port: broker.port, tls: broker.tls,
+            caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile,
+            username: settings.username.isEmpty ? nil : settings.username, password: password,
+            clientID: "bubble-kiosk-" + nodeID, keepaliveS: settings.keepaliveS,
+            will: availability(FleetNames.payloadOffline),
+            subscriptions: names.commandTopics + [discovery.statusTopic].compactMap { $0 })
+        do {
+            let mailbox = try Mailbox<ScreenshotOutcome>(name: "mqtt screenshot")
+            mailbox.attach(to: host.loop, name: "mqtt screenshot") { [unowned self] outcomes in outcomes.forEach(screenshotDone) }
+            encoded = mailbox
+        } catch {
+            log(.warning, "mqtt: \(error); screenshot commands will be refused")
+        }
+        let timer = host.loop.addTimer("mqtt-state")
+        host.loop.onFire(timer) { [unowned self] _ in publishState() }
+        stateTimer = timer
+        do {
+            connection = try connect(endpoint, host.loop) { [unowned self] notices in receive(notices) }
+            log(.info, "mqtt: connecting to \(broker) as \(nodeID), topics under \(echoed(names.topicPrefix, limit: 100))/"
+                + (discovery.statusTopic == nil ? ", no discovery" : ""))
+        } catch {
+            log(.error, "mqtt: \(error); the kiosk goes on without fleet control")
+        }
+    }
+
+    public func handle(_ event: KioskEvent, _ facts: EventFacts) {
+        guard connection != nil else { return }
+        switch event {
+        case .touch(let frame) where !frame.contacts.isEmpty:
+            lastTouch = unixTime()
+        case .game(.roundStarted(demo: false)):
+            roundsToday.add(onDay: SystemWallClock.localDay(unixSeconds: unixTime()))
+        default:
+            break
+        }
+        if connected, let names, let (hook, fields) = HookEventMapper.map(event, facts) {
+            let payload = HookPayload(hook, time: unixTime(), fields: HookLayer.fields(for: hook, fields, host: host))
+            connection?.publish(MQTTMessage(topic: names.eventTopic, payload: Array(JSON.object(payload.fields).text.utf8), retain: false))
+        }
+        publishState()
+    }
+
+    public func reload(_ settings: Settings) {
+        guard settings.mqtt != self.settings else { return }
+        log(.notice, "mqtt: [mqtt] changes take effect at the next start; the connection goes on as it was")
+    }
+
+    /// Says `offline` (retained) and disconnects; the broker would otherwise send the last will.
+    public func stop() {
+        stateTimer.map { host?.loop.arm($0, at: nil) }
+        encoder?.join()
+        connection?.stop(farewell: connected ? availability(FleetNames.payloadOffline) : nil)
+        connected = false
+    }
+
+    // MARK: - The connection's news
+
+    private func receive(_ notices: [MQTTNotice]) {
+        for notice in notices {
+            switch notice {
+            case .connected: connectionUp()
+            case .lost(let why): connectionDown(why)
+            case .message(let topic, let payload): take(topic: topic, payload: payload)
+            }
+        }
+    }
+
+    private func connectionUp() {
+        let brokerName = broker.map { "\($0)" } ?? "?"
+        log(.notice, "mqtt: connected to \(brokerName)" + (failedTries > 0 ? " after \(failedTries) failed tr\(failedTries == 1 ? "y" : "ies")" : ""))
+        connected = true
+        failedTries = 0
+        lastFailure = nil
+        connection?.publish(availability(FleetNames.payloadOnline))
+        sendDiscovery()
+        // The broker may have lost the retained state (restarted without persistence).
+        pacing.resend()
+        publishState()
+    }
+
+    private func connectionDown(_ why: String) {
+        let brokerName = broker.map { "\($0)" } ?? "?"
+        if connected {
+            log(.warning, "mqtt: connection to \(brokerName) lost: \(why); trying again (the game goes on)")
+            connected = false
+            lastFailure = why
+            return
+        }
+        failedTries += 1
+        // A broker that stays away is one line, not one per try; a new reason is news.
+        guard why != lastFailure else { return }
+        lastFailure = why
+        log(.warning, "mqtt: cannot connect to \(brokerName): \(why); trying again with growing pauses (the game goes on)")
+    }
+
+    private func sendDiscovery() {
+        guard let discovery else { return }
+        for config in discovery.configs {
+            connection?.publish(MQTTMessage(topic: config.topic, payload: Array(config.payload.text.utf8), retain: true))
+        }
+    }
+
+    private func availability(_ payload: String) -> MQTTMessage {
+        MQTTMessage(topic: names?.availabilityTopic ?? "", payload: Array(payload.utf8), retain: true)
+    }
+
+    // MARK: - Commands
+
+    private func take(topic: String, payload: [UInt8]) {
+        guard let names, let host else { return }
+        if let status = discovery?.statusTopic, topic == status {
+            // Home Assistant (re)started: it may have lost what it had not stored.
+            if HomeAssistantDiscovery.saysOnline(payload) { sendDiscovery() }
+            return
+        }
+        let command = names.command(forTopic: topic)
+        let admission = limiter.admit(command, at: host.loop.now)
+        guard admission.admitted else {
+            commandsRefused += 1
+            if admission.log {
+                log(.warning, "mqtt: \(echoed(topic, limit: 100)): more than \(limiter.limit(for: command)) message\(limiter.limit(for: command) == 1 ? "" : "s") a second; "
+                    + "dropping them until they slow down (\(limiter.droppedCount(command)) so far)")
+            }
+            return
+        }
+        let suffix = command?.rawValue ?? String(topic.dropFirst(min(names.topicPrefix.count + 1, topic.count)))
+        switch FleetCommand.parse(topic: suffix, payload: payload) {
+        case .failure(let refusal):
+            commandsRefused += 1
+            if refusals[command, default: RateLimitedLog()].noteFirst() { log(.warning, "mqtt: \(refusal)") }
+        case .success(let done):
+            refusals[command]?.reset()
+            commandsDone += 1
+            carryOut(done, host: host)
+            publishState()
+        }
+    }
+
+    private func carryOut(_ command: FleetCommand, host: LayerHost) {
+        let who = "an MQTT command"
+        switch command {
+        case .display(let on):
+            host.switchDisplay(on: on, by: who)
+        case .brightness(let value):
+            if backlight?.setLevel255(value) != true, noBacklight.noteFirst() {
+                log(.warning, "mqtt: brightness/set: this kiosk has no backlight it can set ([display] backlight); ignored")
+            }
+        case .volume(let percent):
+            sound?.setVolume(Double(percent) / 100)
+            log(.info, "mqtt: volume set to \(percent)% (until the next reload)")
+        case .touchTest(let open):
+            host.switchTouchTest(open: open, by: who)
+        case .reload:
+            log(.notice, "mqtt: reloading the configuration, as asked")
+            host.reload()
+        case .restart:
+            host.resetForOperator(by: who)
+        case .screenshot:
+            publishScreenshot(host)
+        }
+    }
+
+    // MARK: - State
+
+    /// What `PREFIX/state` says now.
+    public var state: FleetState? {
+        guard let host else { return nil }
+        let game = host.game
+        let highScore = host.scoreBoard.lists.values.compactMap { $0.allTime.first }.max() ?? 0
+        return FleetState(
+            screen: host.fleetScreen, mode: game.round?.mode ?? game.modes.first ?? .classic,
+            score: game.round?.score ?? 0, displayOn: !host.isAsleep, brightness: backlight?.level255,
+            volume: Int(((sound?.volume ?? host.settings.sounds.volume) * 100).rounded()),
+            roundsToday: roundsToday.count(onDay: SystemWallClock.localDay(unixSeconds: unixTime())),
+            highScore: highScore, lastTouch: lastTouch, touchscreens: host.liveFigures.touchscreens ?? 0,
+            version: KioskVersion.current, uptimeS: Int((host.loop.now - host.startTime).inSeconds))
+    }
+
+    /// Publishes the state if pacing allows, and arms the timer for the next look.
+    private func publishState() {
+        guard connected, let names, let host, let state, let stateTimer else { return }
+        let step = pacing.update(state, at: host.loop.now)
+        if let send = step.send {
+            connection?.publish(MQTTMessage(topic: names.stateTopic, payload: Array(send.json.text.utf8), retain: true))
+        }
+        host.loop.arm(stateTimer, at: step.next)
+    }
+
+    // MARK: - Helpers
+
+    /// The password from `password_file` (its first line); nil after one line saying why, and
+    /// then MQTT stays off: a kiosk that cannot log in would only try again and again.
+    /// `.some(nil)` when no password is configured.
+    private func readPassword() -> String?? {
+        guard let path = settings.passwordFile else { return .some(nil) }
+        do {
+            let text = try FileSystem.readText(path, limit: 4096)
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            if settings.username.isEmpty {
+                log(.warning, "mqtt: password_file is set but username is not: the password is not used")
+                return .some(nil)
+            }
+            return .some(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+        } catch {
+            log(.error, "mqtt: password_file \(echoed(path, limit: 200)): \(error); the kiosk goes on without fleet control")
+            return nil
+        }
+    }
+
+    func log(_ level: Console.Level, _ message: String) {
+        if let host { host.log(level, message) } else { Console.log(level, message) }
+    }
+
+    /// The machine's host name (the default node id).
+    public static func systemHostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

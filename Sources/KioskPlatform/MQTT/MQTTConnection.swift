@@ -1,0 +1,235 @@
+internal import CMosquitto
+import Glibc
+import KioskCore
+
+/// The kiosk's connection to an MQTT broker (libmosquitto), kept up for as long as it runs.
+///
+/// A worker thread owns connecting and reconnecting and runs `mosquitto_loop`; it never gives
+/// up (unlike `mosquitto_loop_forever`, which stops for good on a DNS or TLS failure at boot)
+/// and waits `ReconnectBackoff`'s delays between attempts. What happens reaches the loop as
+/// `MQTTNotice`s through a mailbox. Publishing (QoS 0) from the loop's thread only queues: it
+/// never blocks, and a bounded queue refuses (and counts) what a stalled broker cannot take.
+public final class MQTTConnection {
+    /// How long `stop` waits for the farewell to be written, and then for the worker to end.
+    static let stopWaitMS: Int64 = 2000
+
+    private let session: MQTTSession
+    private var worker: WorkerThread?
+    private weak var loop: EventLoop?
+    private var stopped = false
+
+    /// libmosquitto's process-wide setup (OpenSSL among it), done once; never undone, since
+    /// connections may come and go for the whole life of the process.
+    private static let libraryReady: Int32 = mosquitto_lib_init()
+
+    /// Sets up the client: nothing connects before `start`. Throws `MQTTSetupError` (or
+    /// `SystemError` for a TLS file that cannot be read) naming the file or setting and why.
+    public init(endpoint: MQTTEndpoint) throws {
+        guard Self.libraryReady == MOSQ_ERR_SUCCESS.rawValue else {
+            throw MQTTSetupError("mqtt: libmosquitto did not initialise: \(MQTTSession.words(Self.libraryReady))")
+        }
+        if endpoint.tls { try Self.checkTLSFiles(endpoint) }
+        let clientID = endpoint.clientID.isEmpty ? nil : endpoint.clientID
+        guard let mosq = mosquitto_new(clientID, true, nil) else {
+            throw SystemError("mosquitto_new", "mqtt client \(echoed(endpoint.clientID))")
+        }
+        let handle = MosquittoHandle(raw: mosq)
+        do {
+            session = try MQTTSession(handle: handle, endpoint: endpoint)
+        } catch {
+            mosquitto_destroy(mosq)
+            throw error
+        }
+        // From here deinit frees the client.
+        mosquitto_user_data_set(mosq, Unmanaged.passUnretained(session).toOpaque())
+        try configure(mosq, endpoint)
+        session.installCallbacks()
+    }
+
+    deinit {
+        if worker != nil {
+            stop(farewell: nil)
+        } else {
+            destroyClient()
+        }
+    }
+
+    /// The broker has accepted the connection (and it has not dropped since, as far as
+    /// libmosquitto knows).
+    public var isConnected: Bool { session.connected.load(ordering: .sequentiallyConsistent) }
+
+    /// Messages `publish` refused because the outgoing queue was full.
+    public var droppedPublishes: Int { session.droppedPublishes.load(ordering: .relaxed) }
+
+    /// Incoming messages dropped because more than 256 waited for the loop already.
+    public var droppedMessages: Int { session.droppedMessages.load(ordering: .relaxed) }
+
+    /// Starts the worker; `deliver` gets the notices on the loop's thread, oldest first. Call
+    /// once, after the loop exists (the worker inherits its blocked signals).
+    public func start(on loop: EventLoop, _ deliver: @escaping ([MQTTNotice]) -> Void) throws {
+        precondition(worker == nil && !stopped, "an MQTT connection starts once")
+        let session = self.session
+        session.notices.attach(to: loop, name: "mqtt") { notices in
+            let messages = notices.reduce(0) { n, notice in
+                if case .message = notice { return n + 1 }
+                return n
+            }
+            if messages > 0 { session.undelivered.wrappingSubtract(messages, ordering: .relaxed) }
+            deliver(notices)
+        }
+        self.loop = loop
+        let seed = ReconnectBackoff.seed(session.endpoint.clientID)
+        do {
+            worker = try WorkerThread(name: "mqtt") { session.run(seed: seed) }
+        } catch {
+            loop.remove(fd: session.notices.fd)
+            throw error
+        }
+    }
+
+    /// Queues `message` (QoS 0) from the loop's thread; never blocks. False when not connected,
+    /// stopped, when libmosquitto refuses it (a malformed topic), or when 64 messages or 8 MiB
+    /// wait to be written already (then `droppedPublishes` counts it).
+    @discardableResult
+    public func publish(_ message: MQTTMessage) -> Bool {
+        guard !stopped, isConnected else { return false }
+        guard publishQueued(message, force: false) != nil else { return false }
+        return true
+    }
+
+    /// Ends the connection and the worker, within about 4 s whatever the network does. When
+    /// connected and given a `farewell`, publishes it and waits (up to 2 s) until it is written,
+    /// then disconnects cleanly: the broker does not publish the will then, so the farewell
+    /// says goodbye instead. The worker gets 2 s more to end; one stuck (a connect to a
+    /// black-holed address) is left behind and frees the client itself should it ever end,
+    /// so the kiosk's exit never hangs here.
+    public func stop(farewell: MQTTMessage?) {
+        guard !stopped else { return }
+        stopped = true
+        guard let worker else {
+            destroyClient()
+            return
+        }
+        loop?.remove(fd: session.notices.fd)
+        loop = nil
+        let start = EventLoop.now()
+        if let farewell, isConnected {
+            session.watchingWrites.store(true, ordering: .sequentiallyConsistent)
+            if let mid = publishQueued(farewell, force: true) {
+                wait(until: start.adding(milliseconds: Double(Self.stopWaitMS))) { event in
+                    event == .written && !self.session.outgoing.withLock { $0.isPending(mid) }
+                        || !self.isConnected
+                } alreadyDone: {
+                    !self.session.outgoing.withLock { $0.isPending(mid) } || !self.isConnected
+                }
+            }
+        }
+        session.stopping.store(true, ordering: .sequentiallyConsistent)
+        if isConnected {
+            // Queues DISCONNECT and wakes the worker, which writes it and sees the socket close.
+            mosquitto_disconnect(session.handle.raw)
+        }
+        session.wake.post(true)
+        var ended = false
+        wait(until: EventLoop.now().adding(milliseconds: Double(Self.stopWaitMS))) { event in
+            if event == .ended { ended = true }
+            return ended
+        } alreadyDone: { false }
+        let state = session.lifecycle.withLock { state -> MQTTSession.Lifecycle in
+            if state == .running { state = .abandoned }
+            return state
+        }
+        if state == .ended {
+            worker.join()
+            destroyClient()
+        }
+        // Abandoned: the worker frees the client when (if ever) its connect returns.
+        self.worker = nil
+    }
+
+    /// Publishes through libmosquitto with the queue's accounting; the message id, or nil.
+    private func publishQueued(_ message: MQTTMessage, force: Bool) -> Int32? {
+        let size = message.payload.count
+        guard let generation = session.outgoing.withLock({ $0.reserve(size, force: force) }) else {
+            session.droppedPublishes.wrappingAdd(1, ordering: .relaxed)
+            return nil
+        }
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { bytes in
+            mosquitto_publish(session.handle.raw, &mid, message.topic, Int32(clamping: bytes.count),
+                              bytes.baseAddress, 0, message.retain)
+        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            session.outgoing.withLock { $0.cancel(size: size, generation: generation) }
+            return nil
+        }
+        session.outgoing.withLock { $0.queued(mid: mid, size: size, generation: generation) }
+        return mid
+    }
+
+    /// Waits on the worker's stop events until `done` says so for one, `alreadyDone` holds, or
+    /// `deadline` passes.
+    private func wait(until deadline: TimeStamp, _ done: (MQTTStopEvent) -> Bool, alreadyDone: () -> Bool) {
+        while !alreadyDone() {
+            let left = deadline.microseconds - EventLoop.now().microseconds
+            if left <= 0 { return }
+            let events = session.stopEvents.wait(timeoutMS: Int32(clamping: (left + 999) / 1000))
+            if events.contains(where: done) { return }
+        }
+    }
+
+    private func destroyClient() {
+        let destroy = session.lifecycle.withLock { state -> Bool in
+            guard state != .destroyed, state != .abandoned else { return false }
+            state = .destroyed
+            return true
+        }
+        if destroy { mosquitto_destroy(session.handle.raw) }
+    }
+
+    // MARK: - Setup
+
+    /// Will, credentials and TLS, each checked: a setting libmosquitto refuses is an error now,
+    /// not a connection that silently never works.
+    private func configure(_ mosq: OpaquePointer, _ endpoint: MQTTEndpoint) throws {
+        func check(_ rc: Int32, _ what: String) throws {
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                throw MQTTSetupError("mqtt: \(what): \(MQTTSession.words(rc))")
+            }
+        }
+        try check(mosquitto_threaded_set(mosq, true), "threaded mode")
+        let will = endpoint.will
+        try check(will.payload.withUnsafeBytes { bytes in
+            mosquitto_will_set(mosq, will.topic, Int32(clamping: bytes.count), bytes.baseAddress, 1, will.retain)
+        }, "last will on \(echoed(will.topic))")
+        if endpoint.username != nil || endpoint.password != nil {
+            try check(mosquitto_username_pw_set(mosq, endpoint.username ?? "", endpoint.password), "user name and password")
+        }
+        guard endpoint.tls else { return }
+        // Without a CA file, the system's CAs (Debian's ca-certificates) are trusted.
+        let caPath: String? = endpoint.caFile == nil ? "/etc/ssl/certs" : nil
+        try check(mosquitto_tls_set(mosq, endpoint.caFile, caPath, endpoint.certFile, endpoint.keyFile, nil),
+                  "TLS files")
+        // SSL_VERIFY_PEER (1); "tlsv1.2" means TLS 1.2 or newer. tls_insecure is never set: the
+        // broker's host name is always checked against its certificate.
+        try check(mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil), "TLS options")
+    }
+
+    /// Every TLS file named must be readable by the kiosk's user now: libmosquitto's own check
+    /// says only "invalid", and OpenSSL's later one arrives as a failed connection.
+    private static func checkTLSFiles(_ endpoint: MQTTEndpoint) throws {
+        if (endpoint.certFile == nil) != (endpoint.keyFile == nil) {
+            throw MQTTSetupError("mqtt: a client certificate needs its key file and a key file its certificate")
+        }
+        for (what, path) in [("CA file", endpoint.caFile), ("certificate file", endpoint.certFile),
+                             ("key file", endpoint.keyFile)] {
+            guard let path else { continue }
+            let fd = uninterrupted { open(path, O_RDONLY | O_CLOEXEC) }
+            if fd < 0 { throw SystemError("open", "mqtt \(what) \(path)") }
+            defer { close(fd) }
+            // A folder opens but cannot be read: EISDIR names the mistake.
+            var byte: UInt8 = 0
+            if uninterrupted({ read(fd, &byte, 1) }) < 0 { throw SystemError("read", "mqtt \(what) \(path)") }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// One message to publish (QoS 0 always: state is re-sent on reconnect, never replayed).
+public struct MQTTMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var retain: Bool
+
+    public init(topic: String, payload: [UInt8], retain: Bool) {
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+    }
+}
+
+/// Where and how to connect.
+public struct MQTTEndpoint: Sendable {
+    public var host: String
+    public var port: Int
+    /// mqtts: the broker's certificate is always verified (chain and host name), TLS 1.2 or newer.
+    public var tls: Bool
+    /// PEM file of the CAs to trust; nil with `tls` trusts the system's (/etc/ssl/certs).
+    public var caFile: String?
+    /// The client certificate and its key (PEM), both or neither.
+    public var certFile: String?
+    public var keyFile: String?
+    public var username: String?
+    public var password: String?
+    public var clientID: String
+    /// Seconds; libmosquitto accepts 5-65535, so values outside are clamped.
+    public var keepaliveS: Int
+    /// Published by the broker if we vanish (sent QoS 1, retained as given).
+    public var will: MQTTMessage
+    /// Subscribed (QoS 0) on every (re)connect.
+    public var subscriptions: [String]
+
+    public init(host: String, port: Int = 1883, tls: Bool = false, caFile: String? = nil, certFile: String? = nil,
+                keyFile: String? = nil, username: String? = nil, password: String? = nil, clientID: String,
+                keepaliveS: Int = 30, will: MQTTMessage, subscriptions: [String] = []) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+        self.username = username
+        self.password = password
+        self.clientID = clientID
+        self.keepaliveS = keepaliveS
+        self.will = will
+        self.subscriptions = subscriptions
+    }
+}
+
+/// What the connection tells the loop.
+public enum MQTTNotice: Sendable, Equatable {
+    /// The broker accepted the connection; the subscriptions are on their way.
+    case connected
+    /// A connection dropped, or an attempt failed: one short human reason including
+    /// libmosquitto's or OpenSSL's words ("connection refused", "TLS: certificate verify failed",
+    /// "not authorised"). Another attempt follows after the backoff.
+    case lost(String)
+    case message(topic: String, payload: [UInt8])
+}
+
+/// A connection that cannot be set up as configured (a file unreadable, settings libmosquitto
+/// refuses): one line naming what and why.
+public struct MQTTSetupError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) { self.description = description }
+}
