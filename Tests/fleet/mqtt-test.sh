@@ -20,8 +20,9 @@
 #   - SIGTERM: exit 0, `offline` published and a clean DISCONNECT; SIGKILL: `offline` by the
 #     will; the broker stopped and started again: back online with the state re-sent; a broker
 #     down at start: the kiosk plays, then connects once it is up
-#   - TLS (mqtts://localhost with the test CA as ca_file) connects; a wrong CA does not, says so
-#     in one clear log line and the kiosk plays on; username + password_file against a broker
+#   - TLS (mqtts://localhost with the test CA as ca_file) connects, with cert_file/key_file also
+#     where the broker wants a client certificate; a wrong CA does not, says so in one clear log
+#     line and the kiosk plays on; username + password_file against a broker
 #     with a password file connects; an inline `password =` is refused with a line naming
 #     password_file and the kiosk plays on without MQTT
 # About 2 minutes; every wait is bounded (and the whole run is stopped after 8 minutes).
@@ -267,9 +268,15 @@ make_pki() {
     openssl x509 -req -in "$pki/server.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial -days 2 \
         -extfile "$pki/server.ext" -out "$pki/server.pem" 2>> "$pki/server.log" &&
     openssl verify -CAfile "$pki/ca.pem" "$pki/server.pem" &&
-    ! openssl verify -CAfile "$pki/wrong-ca.pem" "$pki/server.pem" > /dev/null 2>&1
+    ! openssl verify -CAfile "$pki/wrong-ca.pem" "$pki/server.pem" > /dev/null 2>&1 &&
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=fleetclient \
+        -keyout "$pki/client.key" -out "$pki/client.csr" 2> "$pki/client.log" &&
+    printf 'basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\nextendedKeyUsage = clientAuth\n' > "$pki/client.ext" &&
+    openssl x509 -req -in "$pki/client.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial -days 2 \
+        -extfile "$pki/client.ext" -out "$pki/client.pem" 2>> "$pki/client.log" &&
+    openssl verify -CAfile "$pki/ca.pem" "$pki/client.pem"
 }
-check "setup: a test CA, a server certificate for localhost/127.0.0.1 signed by it, and an unrelated CA (openssl)" make_pki
+check "setup: a test CA, a server certificate for localhost/127.0.0.1 and a client certificate signed by it, and an unrelated CA (openssl)" make_pki
 printf 's3cret-Pa55\n' > "$work/kiosk.pw"
 chmod 600 "$work/kiosk.pw" "$pki"/*.key
 check "setup: a broker password file (mosquitto_passwd -b)" mosquitto_passwd -c -b "$work/broker.passwd" kiosk 's3cret-Pa55'
@@ -581,9 +588,11 @@ check "SIGKILL: the broker saw the connection end without DISCONNECT (so the wil
     bash -c "[ -n '$id3' ] && ! grep -qF 'Received DISCONNECT from $id3' '$work/b2.log' && grep -qE 'Client $id3 (closed its connection|has exceeded timeout)|Socket error on client $id3' '$work/b2.log'"
 
 # --- 4: TLS ----------------------------------------------------------------------------------------
-p3=$(free_port)
-broker_start b3 "$p3" "listener $p3 127.0.0.1" "cafile $pki/ca.pem" "certfile $pki/server.pem" "keyfile $pki/server.key" "allow_anonymous true"
-check "setup: mosquitto with a TLS listener on localhost:$p3 (the test CA's server certificate)" broker_running b3
+p3=$(free_port) p5=$(free_port)
+# Two TLS listeners: $p3 for any client, $p5 only for clients with a certificate from the test CA.
+broker_start b3 "$p3" "listener $p3 127.0.0.1" "cafile $pki/ca.pem" "certfile $pki/server.pem" "keyfile $pki/server.key" "allow_anonymous true" \
+    "listener $p5 127.0.0.1" "cafile $pki/ca.pem" "certfile $pki/server.pem" "keyfile $pki/server.key" "require_certificate true" "allow_anonymous true"
+check "setup: mosquitto with TLS listeners on localhost:$p3 and :$p5 (the test CA's server certificate; :$p5 wants a client certificate)" broker_running b3
 BROKER_PORT=$p3
 tls_sub() { timeout 10 mosquitto_sub -h localhost -p "$p3" --cafile "$1" "${@:2}"; }
 # (mosquitto_sub -W: exit status 27 when the time is up, connected all along)
@@ -591,10 +600,23 @@ tls_gets_through() { local rc=0; tls_sub "$pki/ca.pem" -t x -W 1 -C 1 || rc=$?; 
 tls_refused() { local rc=0; tls_sub "$pki/wrong-ca.pem" -t x -W 2 -C 1 || rc=$?; echo "exit status $rc"; [ $rc != 0 ] && [ $rc != 27 ]; }
 check "setup: mosquitto_sub with the test CA gets through the TLS listener" tls_gets_through
 check "setup: mosquitto_sub with the wrong CA is refused" tls_refused
+client_cert_wanted() {
+    local rc=0
+    timeout 10 mosquitto_sub -h localhost -p "$p5" --cafile "$pki/ca.pem" -t x -W 1 -C 1 > /dev/null 2>&1 || rc=$?
+    echo "without a client certificate: exit status $rc"
+    [ $rc != 0 ] && [ $rc != 27 ] || return 1
+    rc=0
+    timeout 10 mosquitto_sub -h localhost -p "$p5" --cafile "$pki/ca.pem" --cert "$pki/client.pem" --key "$pki/client.key" -t x -W 1 -C 1 || rc=$?
+    echo "with it: exit status $rc"
+    [ $rc = 27 ]
+}
+check "setup: the listener on :$p5 refuses mosquitto_sub without a client certificate and lets it in with one" client_cert_wanted
 kiosk_conf "$work/k4.conf" fleettls "mqtts://localhost:$p3" "ca_file = $pki/ca.pem"
 kiosk_conf "$work/k5.conf" fleetbadca "mqtts://localhost:$p3" "ca_file = $pki/wrong-ca.pem"
+kiosk_conf "$work/k8.conf" fleetcert "mqtts://localhost:$p5" "ca_file = $pki/ca.pem" "cert_file = $pki/client.pem" "key_file = $pki/client.key"
 kiosk_start k4 "$work/k4.conf" --attract
 kiosk_start k5 "$work/k5.conf" --attract
+kiosk_start k8 "$work/k8.conf" --attract
 tls_retained() { tls_sub "$pki/ca.pem" -t "$1" --retained-only -C 1 -W 2 -F '%p' 2> /dev/null; }
 tls_online() {
     local end=$((SECONDS + $2))
@@ -604,6 +626,8 @@ tls_online() {
 check "mqtts:// with ca_file = the test CA: online" tls_online bubble-kiosk/fleettls/availability 20
 tls_has_state() { local s; s=$(tls_retained bubble-kiosk/fleettls/state); echo "$s"; state_valid "$s"; }
 check "mqtts://: the state arrives over TLS" tls_has_state
+check "mqtts:// with cert_file and key_file: online at the listener that wants a client certificate" \
+    tls_online bubble-kiosk/fleetcert/availability 20
 sleep 3
 check "mqtts:// with the wrong CA: never online" [ "$(tls_retained bubble-kiosk/fleetbadca/availability)" != online ]
 check "mqtts:// with the wrong CA: the log has a clear line about the certificate" grep -qiE 'certificate|tls' "$work/k5.err"
@@ -612,8 +636,8 @@ n=$(grep -ciE 'certificate|tls' "$work/k5.err")
 check "mqtts:// with the wrong CA: said once, not on every retry (got $n lines in ~5 s)" [ "$n" -ge 1 ] && [ "$n" -le 2 ]
 check "mqtts:// with the wrong CA: the kiosk plays on (frames increasing)" plays k5 4
 check "mqtts:// with the wrong CA: the broker saw no MQTT client from it" no_client "$work/b3.log" bubble-kiosk/fleetbadca
-kill -TERM "${kiosk_pid[k4]}" "${kiosk_pid[k5]}"
-kiosk_exit k4 10; kiosk_exit k5 10
+kill -TERM "${kiosk_pid[k4]}" "${kiosk_pid[k5]}" "${kiosk_pid[k8]}"
+kiosk_exit k4 10; kiosk_exit k5 10; kiosk_exit k8 10
 
 # --- 5: username and password_file; an inline password -----------------------------------------------
 p4=$(free_port)
