@@ -530,7 +530,15 @@ if wants mqtt; then
         check "exposure with the MQTT drop-in is at most 2.0" awk -v e="${exposure_mqtt:-99}" 'BEGIN { exit !(e <= 2.0) }'
         systemctl stop "$unit"
         check "systemctl stop: availability 'offline' (retained)" mq_wait_retained "$prefix/availability" offline 15
-        journalctl -u vm-mosquitto -q -o cat | grep -E 'New client connected|Will message|disconnected|closed its connection' | tail -n 6 | sed 's/^/SYSD-INFO broker: /'
+        # The kiosk's client at the broker: the one whose will is on its availability topic.
+        mq_client=$(journalctl -u vm-mosquitto -q -o cat | awk -v topic="$prefix/availability" '
+            / New client connected from .* as / { id = $0; sub(/.* as /, "", id); sub(/ \(.*/, "", id) }
+            / Will message specified/ { getline; sub(/^[^\t]*\t/, ""); if ($0 == topic) found = id }
+            END { print found }')
+        info "the kiosk's client at the broker: ${mq_client:-not found}"
+        journalctl -u vm-mosquitto -q -o cat | grep -A2 -F "as ${mq_client:-?} (" | head -n 3 | sed 's/^/SYSD-INFO broker: /'
+        mq_clean_bye() { [ -n "$mq_client" ] && journalctl -u vm-mosquitto -q -o cat | grep -qF "Received DISCONNECT from $mq_client"; }
+        check "systemctl stop: the kiosk said goodbye itself (DISCONNECT: no last will needed)" mq_clean_bye
         # Back to the unit as shipped for what follows.
         rm -f /etc/systemd/system/bubble-kiosk.service.d/mqtt.conf /etc/bubble-kiosk/kiosk.conf.d/vm-mqtt.conf
         systemctl daemon-reload
