@@ -110,13 +110,14 @@ vm-test-hotplug: release
 	bash Tests/vm/hotplug-test.sh --binary $(RELEASE_BIN)
 
 # The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
-# booted under QEMU; the unit's restarts, watchdog, reload, state and config errors.
+# booted under QEMU; the unit's restarts, watchdog, reload, state and config errors, MQTT from
+# inside the sandbox with the package's drop-in (a broker in the guest).
 vm-test-systemd: deb
 	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # MQTT fleet control against a real broker: mosquitto started by the test on loopback ports
 # (plain, TLS with a test CA, a password file), the release binary on a virtual display, the
-# operator's side with mosquitto_sub/mosquitto_pub. About 2 minutes, no VM.
+# operator's side with mosquitto_sub/mosquitto_pub. About a minute, no VM.
 fleet-test: release
 	bash Tests/fleet/mqtt-test.sh $(RELEASE_BIN)
 
