@@ -126,6 +126,14 @@ final class RecordingFleetLink: FleetLink {
         #expect(states.last?.contains(#""screen":"start","mode":"classic","score":0,"display":"on""#) == true, "\(states)")
     }
 
+    /// The score layer announces a high score before it shows the new board: the state has it anyway.
+    @Test func anAnnouncedHighScoreReachesTheState() {
+        h.advance(ms: 300)
+        h.runtime.post(.highScore(HighScore(mode: .classic, score: 500, rank: 1, roundID: 1)), at: h.now)
+        h.advance(ms: 300)
+        #expect(states.last?.contains(#""high_score":500,"#) == true, "\(states)")
+    }
+
     @Test func volumeGoesToTheSoundLayer() {
         command("volume/set", "40")
         h.advance(ms: 300)

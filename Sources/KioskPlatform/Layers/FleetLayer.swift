@@ -52,6 +52,8 @@ public final class FleetLayer: KioskLayer {
     private var refusals: [FleetCommand.Topic?: RateLimitedLog] = [:]
     private var noBacklight = RateLimitedLog()
     private var lastTouch: Double?
+    /// The best score the score layer announced: its event comes before the board it shows.
+    private var bestAnnounced = 0
     /// A screen's picture being made into PNG on a thread of its own (a whole screen takes
     /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
     var encoder: WorkerThread?
@@ -120,6 +122,8 @@ public final class FleetLayer: KioskLayer {
             lastTouch = unixTime()
         case .game(.roundStarted(demo: false)):
             roundsToday.add(onDay: SystemWallClock.localDay(unixSeconds: unixTime()))
+        case .highScore(let best):
+            bestAnnounced = max(bestAnnounced, best.score)
         default:
             break
         }
@@ -256,7 +260,7 @@ public final class FleetLayer: KioskLayer {
     public var state: FleetState? {
         guard let host else { return nil }
         let game = host.game
-        let highScore = host.scoreBoard.lists.values.compactMap { $0.allTime.first }.max() ?? 0
+        let highScore = max(host.scoreBoard.lists.values.compactMap { $0.allTime.first }.max() ?? 0, bestAnnounced)
         return FleetState(
             screen: host.fleetScreen, mode: game.round?.mode ?? game.modes.first ?? .classic,
             score: game.round?.score ?? 0, displayOn: !host.isAsleep, brightness: backlight?.level255,
