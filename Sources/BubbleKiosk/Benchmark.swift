@@ -46,7 +46,7 @@ struct Benchmark {
         // so the peak RSS is that of the renderer, not of the renderer plus a spare frame.
         let destination = UnsafeMutableRawPointer.allocate(byteCount: renderer.frame.byteCount, alignment: 64)
         renderer.frame.copyAll(to: destination)  // fault the pages in before timing
-        report.memcpy = Self.measure(frames) { _ in renderer.frame.copyAll(to: destination) }
+        report.memcpy = Self.measure(frames) { _ in Self.memcpyFrame(renderer.frame, destination) }
         destination.deallocate()
 
         // Warm up (sprites for the scene get rendered) past the demo's lead-in, until its ghost
@@ -58,9 +58,9 @@ struct Benchmark {
         report.animated = Self.measure(frames) { timer in
             let scene = nextScene()
             timer.start()
-            let damage = renderer.render(scene)
+            Self.animatedFrame(renderer, scene, into: &damages)
             timer.stop()
-            damages.append(damage)
+            let damage = damages[damages.count - 1]
             damageRects += damage.count
             damageBytes += damage.reduce(0) { $0 + $1.area } * 4
         }
@@ -74,7 +74,7 @@ struct Benchmark {
             let scene = nextScene()
             renderer.invalidate()
             timer.start()
-            renderer.render(scene)
+            Self.fullRedraw(renderer, scene)
             timer.stop()
         }
         if let pngPath {
@@ -88,9 +88,9 @@ struct Benchmark {
         var idleDamage = 0
         report.idle = Self.measure(frames) { timer in
             timer.start()
-            let damage = renderer.render(still)
+            let rects = Self.idleFrame(renderer, still)
             timer.stop()
-            idleDamage += damage.count
+            idleDamage += rects
         }
         report.idleDamageRects = idleDamage
         report.sprites = renderer.spriteCount
@@ -101,7 +101,7 @@ struct Benchmark {
         report.naive = Self.measure(frames) { timer in
             let scene = nextScene()
             timer.start()
-            naive.render(scene)
+            Self.naiveRedraw(naive, scene)
             timer.stop()
         }
         kiosk.runtime.finish()
@@ -111,6 +111,17 @@ struct Benchmark {
         report.touchTest = TouchTestBench.measure(size: size, frames: frames)
         return report
     }
+
+    // One function per timed case, never inlined, so a profiler (callgrind on a copy stripped
+    // of its DWARF only: `strip -g`) can count each case's instructions by its name.
+    @inline(never) static func fullRedraw(_ r: SceneRenderer, _ s: Scene) { r.render(s) }
+    // (Bodies differ, so the optimiser cannot merge them into one.)
+    @inline(never) static func animatedFrame(_ r: SceneRenderer, _ s: Scene, into damages: inout [[PixelRect]]) {
+        damages.append(r.render(s))
+    }
+    @inline(never) static func idleFrame(_ r: SceneRenderer, _ s: Scene) -> Int { r.render(s).count }
+    @inline(never) static func memcpyFrame(_ f: Frame, _ d: UnsafeMutableRawPointer) { f.copyAll(to: d) }
+    @inline(never) static func naiveRedraw(_ r: NaiveRenderer, _ s: Scene) { r.render(s) }
 
     /// A mirrored screen's copy (`[display] outputs = all`): the whole picture, and the animated
     /// frames' damage, scaled onto a screen of `target` (the picture stays the last one drawn:
