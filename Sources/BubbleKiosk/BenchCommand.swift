@@ -14,7 +14,8 @@ struct BenchCommand: KioskCommand {
         bubbles, 300 frames a case, seed 1), draws its frames with the kiosk's renderer on this
         thread and prints median and 95th-percentile CPU milliseconds per frame for: a full redraw,
         an animated frame (the ghost finger popping bubbles, sparks flying), an idle frame,
-        the naive cairo renderer, one full-frame memcpy, and a frame of the touch-test screen with
+        the naive cairo renderer, the plain sprite compositor (the bubbles from cached sprites with
+        plain cairo calls), one full-frame memcpy, and a frame of the touch-test screen with
         two fingers moving; plus damage bytes per frame and peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
         through the sound thread and ALSA DEVICE (default null: no card needed; use the kiosk's
         [sounds] device on a kiosk): event to first sample written, the device's delay, and both.

@@ -96,7 +96,17 @@ struct Benchmark {
         report.sprites = renderer.spriteCount
         report.spriteBytes = renderer.spriteBytes
 
-        // Last, because it draws over the renderer's frame.
+        // Last, the yardsticks that draw over the renderer's frame: the plain sprite compositor
+        // (the scene's bubbles from the renderer's own sprites, background painted whole), then
+        // the naive renderer.
+        let plain = PlainCompositor(sharing: renderer)
+        report.plainCompositor = Self.measure(frames) { timer in
+            let scene = nextScene()
+            plain.prepare(scene)
+            timer.start()
+            Self.plainComposite(plain, scene)
+            timer.stop()
+        }
         let naive = NaiveRenderer(frame: renderer.frame)
         report.naive = Self.measure(frames) { timer in
             let scene = nextScene()
@@ -121,6 +131,7 @@ struct Benchmark {
     }
     @inline(never) static func idleFrame(_ r: SceneRenderer, _ s: Scene) -> Int { r.render(s).count }
     @inline(never) static func memcpyFrame(_ f: Frame, _ d: UnsafeMutableRawPointer) { f.copyAll(to: d) }
+    @inline(never) static func plainComposite(_ p: PlainCompositor, _ s: Scene) { p.render(s) }
     @inline(never) static func naiveRedraw(_ r: NaiveRenderer, _ s: Scene) { r.render(s) }
 
     /// A mirrored screen's copy (`[display] outputs = all`): the whole picture, and the animated
