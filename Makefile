@@ -54,7 +54,7 @@ ARM64_SCRATCH := .build-arm64
 ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 ARM64_STAGE   := build/deb-arm64/root
 
-.PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench \
+.PHONY: all deps build release desktop test unit-test desktop-test vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench bench-instructions \
         sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
@@ -159,6 +159,30 @@ sounds: build | build/
 # Render benchmark on the release build: prints the figures (targets in the README).
 bench: release
 	$(RELEASE_BIN) bench
+
+# Instructions per frame of each render case, counted by callgrind: exact and repeatable on a
+# loaded machine, so a regression shows as a number. Runs `bench --render-only` under valgrind
+# on a copy stripped of its DWARF (valgrind 3.19 cannot read DWARF 5) that keeps the symbols
+# the cases are found by (Benchmark.fullRedraw and its neighbours). Needs valgrind.
+BENCH_INSTR_SIZES  ?= 1920x1080 1024x600 800x480
+BENCH_INSTR_FRAMES ?= 30
+bench-instructions: release | build/
+	@command -v valgrind > /dev/null || { echo "bench-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+	strip -g -o build/bubble-kiosk.callgrind $(RELEASE_BIN)
+	@printf '%-10s %14s %14s %14s %14s %14s\n' size "full redraw" animated idle memcpy "plain compos."
+	@for size in $(BENCH_INSTR_SIZES); do \
+		out=build/callgrind.bench.$$size; \
+		valgrind --tool=callgrind --callgrind-out-file=$$out build/bubble-kiosk.callgrind \
+			bench --render-only --size $$size --frames $(BENCH_INSTR_FRAMES) > /dev/null 2> $$out.log \
+			|| { cat $$out.log >&2; exit 1; }; \
+		callgrind_annotate --inclusive=yes --threshold=100 $$out 2> /dev/null | awk -v size=$$size -v n=$(BENCH_INSTR_FRAMES) ' \
+			function count(s) { gsub(",", "", s); return s / n } \
+			/9BenchmarkV10fullRedraw/ { f = count($$1) } /9BenchmarkV13animatedFrame/ { a = count($$1) } \
+			/9BenchmarkV9idleFrame/ { i = count($$1) } /9BenchmarkV11memcpyFrame/ { m = count($$1) } \
+			/9BenchmarkV14plainComposite/ { p = count($$1) } \
+			END { printf "%-10s %14d %14d %14d %14d %14d\n", size, f, a, i, m, p }'; \
+	done
+	@echo "(instructions per frame, $(BENCH_INSTR_FRAMES) frames a case; callgrind output in build/callgrind.bench.*)"
 
 # The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the udev rule
 # for the backlight, the man page, and the commented default config, which is never

@@ -32,6 +32,8 @@ struct BenchReport {
     var sound = SoundLatencyBench()
     var layers = LayerLoadBench.Report()
     var fleetFlood = FleetFloodBench.Report()
+    /// `--render-only`: the other figures were not measured (the table leaves them out).
+    var renderOnly = false
 
     /// `a` in units of `b` (medians), the ratios the targets are written in; 0 without `b`.
     static func ratio(_ a: Timing, _ b: Timing) -> Double { b.median > 0 ? a.median / b.median : 0 }
@@ -93,6 +95,11 @@ struct BenchReport {
         var out = "bubble-kiosk bench: \(size), \(bubbles) bubbles, \(frames) frames a case, CPU time of one thread\n"
         out += pad("case (ms per frame)", 28, left: true) + pad("median", 10) + pad("p95", 10) + "\n"
         out += row("full redraw", fullRedraw) + row("animated frame", animated) + row("idle frame", idle)
+        if renderOnly {
+            out += row("plain sprite compositor", plainCompositor) + row("memcpy of one frame", memcpy)
+            out += ratios + damageAndSprites
+            return out + "targets: " + targets.filter { !$0.0.hasPrefix("mqtt") }.map { "\($0.0) \($0.1 ? "ok" : "MISSED")" }.joined(separator: ", ") + "\n"
+        }
         out += row("naive cairo redraw", naive) + row("plain sprite compositor", plainCompositor)
         out += row("memcpy of one frame", memcpy)
         out += row("input to screen (wall)", inputLatency)
@@ -111,13 +118,20 @@ struct BenchReport {
         out += row("mqtt flood, \(fleetFlood.batchSize) messages", fleetFlood.batch)
         out += "mqtt flood: \(fleetFlood.messages) bad or excess commands, \(fleetFlood.done) carried out, \(fleetFlood.refused) refused, "
             + "\(fleetFlood.frames) frames drawn meanwhile; a batch costs \(fixed(memcpy.median > 0 ? fleetFlood.batch.median / memcpy.median : 0, 2)) x a frame's memcpy\n"
-        out += "full redraw: \(fixed(fullRedrawXMemcpy, 2)) x memcpy, \(fixed(fullRedrawXPlain, 2)) x the plain compositor; "
-            + "animated frame: \(fixed(animatedXMemcpy, 2)) x memcpy\n"
-        out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
-        out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
-        out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
+        out += ratios + damageAndSprites
         out += "targets: " + targets.map { "\($0.0) \($0.1 ? "ok" : "MISSED")" }.joined(separator: ", ") + "\n"
         return out
+    }
+
+    private var ratios: String {
+        "full redraw: \(fixed(fullRedrawXMemcpy, 2)) x memcpy, \(fixed(fullRedrawXPlain, 2)) x the plain compositor; "
+            + "animated frame: \(fixed(animatedXMemcpy, 2)) x memcpy\n"
+    }
+
+    private var damageAndSprites: String {
+        "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
+            + "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
+            + "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
     }
 
     private func fixed(_ v: Double, _ places: Int) -> String { NumberText.fixed(v, places: places) }

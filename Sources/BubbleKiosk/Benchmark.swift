@@ -37,7 +37,9 @@ struct Benchmark {
         return kiosk.scene()
     }
 
-    func run(pngPath: String?) throws -> BenchReport {
+    /// - Parameter renderOnly: only the renderer's cases and the memcpy and plain compositor
+    ///   yardsticks (for `make bench-instructions`: the rest is slow under callgrind).
+    func run(pngPath: String?, renderOnly: Bool = false) throws -> BenchReport {
         var report = BenchReport(size: size, bubbles: bubbles, frames: frames)
         try kiosk.runtime.start()
         let renderer = kiosk.renderer
@@ -67,8 +69,10 @@ struct Benchmark {
         report.damageBytesPerFrame = Double(damageBytes) / Double(frames)
         report.damageRectsPerFrame = Double(damageRects) / Double(frames)
         report.spritesRenderedPerFrame = Double(renderer.spritesRendered - spritesBefore) / Double(frames)
-        (report.mirrorFull, report.mirrorAnimated) = Self.mirror(renderer.frame.buffer, onto: BenchReport.mirrorSize,
-                                                                 damages: damages)
+        if !renderOnly {
+            (report.mirrorFull, report.mirrorAnimated) = Self.mirror(renderer.frame.buffer, onto: BenchReport.mirrorSize,
+                                                                     damages: damages)
+        }
 
         report.fullRedraw = Self.measure(frames) { timer in
             let scene = nextScene()
@@ -106,6 +110,11 @@ struct Benchmark {
             timer.start()
             Self.plainComposite(plain, scene)
             timer.stop()
+        }
+        if renderOnly {
+            kiosk.runtime.finish()
+            report.peakRSSMB = Self.peakRSSMegabytes()
+            return report
         }
         let naive = NaiveRenderer(frame: renderer.frame)
         report.naive = Self.measure(frames) { timer in
