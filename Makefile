@@ -156,9 +156,12 @@ sounds: build | build/
 	mkdir -p build/sounds
 	$(DEBUG_BIN) generate-sounds build/sounds
 
-# Render benchmark on the release build: prints the figures (targets in the README).
+# Render benchmark on the release build: prints the figures (targets in the README), then the
+# render cases again on the small panels kiosks use, where fixed per-frame costs show most.
+BENCH_SMALL_PANELS ?= 1024x600 800x480
 bench: release
 	$(RELEASE_BIN) bench
+	@for size in $(BENCH_SMALL_PANELS); do $(RELEASE_BIN) bench --render-only --size $$size || exit 1; done
 
 # Instructions per frame of each render case, counted by callgrind: exact and repeatable on a
 # loaded machine, so a regression shows as a number. Runs `bench --render-only` under valgrind
