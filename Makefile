@@ -9,13 +9,13 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # Debian packages: C libraries behind the system-library targets, the font, and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
 # on a loopback port; the MQTT tests start their own mosquitto broker and use mosquitto_pub and
-# mosquitto_sub), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
+# mosquitto_sub; valgrind counts `make bench-instructions`), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
 # mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
 # arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot).
 DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev libmosquitto-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 \
-                prometheus-node-exporter mosquitto mosquitto-clients \
+                prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
                 qemu-user-static qemu-system-arm
 DEPS_STAMP  := build/.deps-installed
@@ -54,7 +54,7 @@ ARM64_SCRATCH := .build-arm64
 ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 ARM64_STAGE   := build/deb-arm64/root
 
-.PHONY: all deps build release desktop test unit-test desktop-test fleet-test vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench \
+.PHONY: all deps build release desktop test unit-test desktop-test fleet-test vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench bench-instructions \
         sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
@@ -166,9 +166,36 @@ sounds: build | build/
 	mkdir -p build/sounds
 	$(DEBUG_BIN) generate-sounds build/sounds
 
-# Render benchmark on the release build: prints the figures (targets in the README).
+# Render benchmark on the release build: prints the figures (targets in the README), then the
+# render cases again on the small panels kiosks use, where fixed per-frame costs show most.
+BENCH_SMALL_PANELS ?= 1024x600 800x480
 bench: release
 	$(RELEASE_BIN) bench
+	@for size in $(BENCH_SMALL_PANELS); do $(RELEASE_BIN) bench --render-only --size $$size || exit 1; done
+
+# Instructions per frame of each render case, counted by callgrind: exact and repeatable on a
+# loaded machine, so a regression shows as a number. Runs `bench --render-only` under valgrind
+# on a copy stripped of its DWARF (valgrind 3.19 cannot read DWARF 5) that keeps the symbols
+# the cases are found by (Benchmark.fullRedraw and its neighbours). valgrind comes with the
+# other Debian packages (deps).
+BENCH_INSTR_SIZES  ?= 1920x1080 1024x600 800x480
+BENCH_INSTR_FRAMES ?= 30
+bench-instructions: release | build/
+	strip -g -o build/bubble-kiosk.callgrind $(RELEASE_BIN)
+	@printf '%-10s %14s %14s %14s %14s %14s\n' size "full redraw" animated idle memcpy "plain compos."
+	@for size in $(BENCH_INSTR_SIZES); do \
+		out=build/callgrind.bench.$$size; \
+		valgrind --tool=callgrind --callgrind-out-file=$$out build/bubble-kiosk.callgrind \
+			bench --render-only --size $$size --frames $(BENCH_INSTR_FRAMES) > /dev/null 2> $$out.log \
+			|| { cat $$out.log >&2; exit 1; }; \
+		callgrind_annotate --inclusive=yes --threshold=100 $$out 2> /dev/null | awk -v size=$$size -v n=$(BENCH_INSTR_FRAMES) ' \
+			function count(s) { gsub(",", "", s); return s / n } \
+			/9BenchmarkV10fullRedraw/ { f = count($$1) } /9BenchmarkV13animatedFrame/ { a = count($$1) } \
+			/9BenchmarkV9idleFrame/ { i = count($$1) } /9BenchmarkV11memcpyFrame/ { m = count($$1) } \
+			/9BenchmarkV14plainComposite/ { p = count($$1) } \
+			END { printf "%-10s %14d %14d %14d %14d %14d\n", size, f, a, i, m, p }'; \
+	done
+	@echo "(instructions per frame, $(BENCH_INSTR_FRAMES) frames a case; callgrind output in build/callgrind.bench.*)"
 
 # The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the udev rule
 # for the backlight, the man page, the MQTT drop-in (in SYSTEMD_EXTRAS_DIR, not active: the

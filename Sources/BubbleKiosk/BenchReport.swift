@@ -9,6 +9,9 @@ struct BenchReport {
     var animated = Timing()
     var idle = Timing()
     var naive = Timing()
+    /// The scene's bubbles composited from cached sprites with plain cairo calls, background
+    /// painted whole: what a C programmer would write first (`PlainCompositor`).
+    var plainCompositor = Timing()
     var memcpy = Timing()
     /// Wall-clock time from a touch frame to the virtual display showing it (no vblank wait).
     var inputLatency = Timing()
@@ -29,11 +32,23 @@ struct BenchReport {
     var sound = SoundLatencyBench()
     var layers = LayerLoadBench.Report()
     var fleetFlood = FleetFloodBench.Report()
+    /// `--render-only`: the other figures were not measured (the table leaves them out).
+    var renderOnly = false
 
-    /// The issue's targets, relative to this machine's memcpy.
+    /// `a` in units of `b` (medians), the ratios the targets are written in; 0 without `b`.
+    static func ratio(_ a: Timing, _ b: Timing) -> Double { b.median > 0 ? a.median / b.median : 0 }
+
+    var fullRedrawXMemcpy: Double { Self.ratio(fullRedraw, memcpy) }
+    var fullRedrawXPlain: Double { Self.ratio(fullRedraw, plainCompositor) }
+    var animatedXMemcpy: Double { Self.ratio(animated, memcpy) }
+
+    /// The targets, relative to yardsticks measured in the same run: this machine's memcpy and
+    /// the plain sprite compositor.
     var targets: [(String, Bool)] {
         [("full_redraw_le_4x_memcpy", fullRedraw.median <= 4 * memcpy.median),
          ("animated_le_1x_memcpy", animated.median <= memcpy.median),
+         ("full_redraw_le_1x_plain_compositor", fullRedraw.median <= plainCompositor.median),
+         ("animated_le_half_memcpy", animated.median <= memcpy.median / 2),
          ("idle_draws_nothing", idleDamageRects == 0),
          ("peak_rss_le_40mb", peakRSSMB <= 40),
          ("mqtt_flood_changes_nothing", fleetFlood.unchanged)]
@@ -66,6 +81,10 @@ struct BenchReport {
             ("mqtt_flood_batch_x_memcpy", JSON.rounded(memcpy.median > 0 ? fleetFlood.batch.median / memcpy.median : 0, 3)),
             ("mqtt_flood_messages", .int(fleetFlood.messages)), ("mqtt_flood_commands_done", .int(fleetFlood.done)),
             ("mqtt_flood_refused", .int(fleetFlood.refused)), ("mqtt_flood_frames", .int(fleetFlood.frames)),
+            ("plain_compositor_ms", plainCompositor.json),
+            ("full_redraw_x_memcpy", JSON.rounded(fullRedrawXMemcpy, 3)),
+            ("full_redraw_x_plain_compositor", JSON.rounded(fullRedrawXPlain, 3)),
+            ("animated_x_memcpy", JSON.rounded(animatedXMemcpy, 3)),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -76,7 +95,13 @@ struct BenchReport {
         var out = "bubble-kiosk bench: \(size), \(bubbles) bubbles, \(frames) frames a case, CPU time of one thread\n"
         out += pad("case (ms per frame)", 28, left: true) + pad("median", 10) + pad("p95", 10) + "\n"
         out += row("full redraw", fullRedraw) + row("animated frame", animated) + row("idle frame", idle)
-        out += row("naive cairo redraw", naive) + row("memcpy of one frame", memcpy)
+        if renderOnly {
+            out += row("plain sprite compositor", plainCompositor) + row("memcpy of one frame", memcpy)
+            out += ratios + damageAndSprites
+            return out + "targets: " + targets.filter { !$0.0.hasPrefix("mqtt") }.map { "\($0.0) \($0.1 ? "ok" : "MISSED")" }.joined(separator: ", ") + "\n"
+        }
+        out += row("naive cairo redraw", naive) + row("plain sprite compositor", plainCompositor)
+        out += row("memcpy of one frame", memcpy)
         out += row("input to screen (wall)", inputLatency)
         out += row("touch-test screen frame", touchTest)
         out += row("mirror \(Self.mirrorSize), full", mirrorFull) + row("mirror \(Self.mirrorSize), animated", mirrorAnimated)
@@ -93,11 +118,20 @@ struct BenchReport {
         out += row("mqtt flood, \(fleetFlood.batchSize) messages", fleetFlood.batch)
         out += "mqtt flood: \(fleetFlood.messages) bad or excess commands, \(fleetFlood.done) carried out, \(fleetFlood.refused) refused, "
             + "\(fleetFlood.frames) frames drawn meanwhile; a batch costs \(fixed(memcpy.median > 0 ? fleetFlood.batch.median / memcpy.median : 0, 2)) x a frame's memcpy\n"
-        out += "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
-        out += "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
-        out += "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
+        out += ratios + damageAndSprites
         out += "targets: " + targets.map { "\($0.0) \($0.1 ? "ok" : "MISSED")" }.joined(separator: ", ") + "\n"
         return out
+    }
+
+    private var ratios: String {
+        "full redraw: \(fixed(fullRedrawXMemcpy, 2)) x memcpy, \(fixed(fullRedrawXPlain, 2)) x the plain compositor; "
+            + "animated frame: \(fixed(animatedXMemcpy, 2)) x memcpy\n"
+    }
+
+    private var damageAndSprites: String {
+        "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
+            + "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
+            + "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
     }
 
     private func fixed(_ v: Double, _ places: Int) -> String { NumberText.fixed(v, places: places) }

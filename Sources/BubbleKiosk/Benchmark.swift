@@ -37,7 +37,9 @@ struct Benchmark {
         return kiosk.scene()
     }
 
-    func run(pngPath: String?) throws -> BenchReport {
+    /// - Parameter renderOnly: only the renderer's cases and the memcpy and plain compositor
+    ///   yardsticks (for `make bench-instructions`: the rest is slow under callgrind).
+    func run(pngPath: String?, renderOnly: Bool = false) throws -> BenchReport {
         var report = BenchReport(size: size, bubbles: bubbles, frames: frames)
         try kiosk.runtime.start()
         let renderer = kiosk.renderer
@@ -46,7 +48,7 @@ struct Benchmark {
         // so the peak RSS is that of the renderer, not of the renderer plus a spare frame.
         let destination = UnsafeMutableRawPointer.allocate(byteCount: renderer.frame.byteCount, alignment: 64)
         renderer.frame.copyAll(to: destination)  // fault the pages in before timing
-        report.memcpy = Self.measure(frames) { _ in renderer.frame.copyAll(to: destination) }
+        report.memcpy = Self.measure(frames) { _ in Self.memcpyFrame(renderer.frame, destination) }
         destination.deallocate()
 
         // Warm up (sprites for the scene get rendered) past the demo's lead-in, until its ghost
@@ -58,24 +60,44 @@ struct Benchmark {
         report.animated = Self.measure(frames) { timer in
             let scene = nextScene()
             timer.start()
-            let damage = renderer.render(scene)
+            Self.animatedFrame(renderer, scene, into: &damages)
             timer.stop()
-            damages.append(damage)
+            let damage = damages[damages.count - 1]
             damageRects += damage.count
             damageBytes += damage.reduce(0) { $0 + $1.area } * 4
         }
         report.damageBytesPerFrame = Double(damageBytes) / Double(frames)
         report.damageRectsPerFrame = Double(damageRects) / Double(frames)
         report.spritesRenderedPerFrame = Double(renderer.spritesRendered - spritesBefore) / Double(frames)
-        (report.mirrorFull, report.mirrorAnimated) = Self.mirror(renderer.frame.buffer, onto: BenchReport.mirrorSize,
-                                                                 damages: damages)
+        if !renderOnly {
+            (report.mirrorFull, report.mirrorAnimated) = Self.mirror(renderer.frame.buffer, onto: BenchReport.mirrorSize,
+                                                                     damages: damages)
+        }
 
+        // The plain sprite compositor (a yardstick: the scene's bubbles from the renderer's own
+        // sprites over a background painted whole) on the very same scenes, each right after
+        // the full redraw: it draws over the frame, which the next full redraw repaints whole.
+        let plain = PlainCompositor(sharing: renderer)
+        var plainTimes: [Double] = []
+        var last: Scene?
         report.fullRedraw = Self.measure(frames) { timer in
             let scene = nextScene()
             renderer.invalidate()
             timer.start()
-            renderer.render(scene)
+            Self.fullRedraw(renderer, scene)
             timer.stop()
+            plain.prepare(scene)
+            var plainTimer = CPUTimer()
+            plainTimer.start()
+            Self.plainComposite(plain, scene)
+            plainTimer.stop()
+            plainTimes.append(plainTimer.elapsedMS)
+            last = scene
+        }
+        report.plainCompositor = Timing(plainTimes)
+        if let last {  // the picture of the last full redraw again, for --png
+            renderer.invalidate()
+            renderer.render(last)
         }
         if let pngPath {
             do { try OutputFile.write(pngPath, PNGWriter.pngBytes(renderer.frame)) } catch {
@@ -88,20 +110,25 @@ struct Benchmark {
         var idleDamage = 0
         report.idle = Self.measure(frames) { timer in
             timer.start()
-            let damage = renderer.render(still)
+            let rects = Self.idleFrame(renderer, still)
             timer.stop()
-            idleDamage += damage.count
+            idleDamage += rects
         }
         report.idleDamageRects = idleDamage
         report.sprites = renderer.spriteCount
         report.spriteBytes = renderer.spriteBytes
 
+        if renderOnly {
+            kiosk.runtime.finish()
+            report.peakRSSMB = Self.peakRSSMegabytes()
+            return report
+        }
         // Last, because it draws over the renderer's frame.
         let naive = NaiveRenderer(frame: renderer.frame)
         report.naive = Self.measure(frames) { timer in
             let scene = nextScene()
             timer.start()
-            naive.render(scene)
+            Self.naiveRedraw(naive, scene)
             timer.stop()
         }
         kiosk.runtime.finish()
@@ -111,6 +138,18 @@ struct Benchmark {
         report.touchTest = TouchTestBench.measure(size: size, frames: frames)
         return report
     }
+
+    // One function per timed case, never inlined, so a profiler (callgrind on a copy stripped
+    // of its DWARF only: `strip -g`) can count each case's instructions by its name.
+    @inline(never) static func fullRedraw(_ r: SceneRenderer, _ s: Scene) { r.render(s) }
+    // (Bodies differ, so the optimiser cannot merge them into one.)
+    @inline(never) static func animatedFrame(_ r: SceneRenderer, _ s: Scene, into damages: inout [[PixelRect]]) {
+        damages.append(r.render(s))
+    }
+    @inline(never) static func idleFrame(_ r: SceneRenderer, _ s: Scene) -> Int { r.render(s).count }
+    @inline(never) static func memcpyFrame(_ f: Frame, _ d: UnsafeMutableRawPointer) { f.copyAll(to: d) }
+    @inline(never) static func plainComposite(_ p: PlainCompositor, _ s: Scene) { p.render(s) }
+    @inline(never) static func naiveRedraw(_ r: NaiveRenderer, _ s: Scene) { r.render(s) }
 
     /// A mirrored screen's copy (`[display] outputs = all`): the whole picture, and the animated
     /// frames' damage, scaled onto a screen of `target` (the picture stays the last one drawn:

@@ -46,6 +46,47 @@ enum Painter {
         return extents
     }
 
+    /// Fills the current path with a gradient `pattern` through an image of it. Filled
+    /// straight, cairo composites a gradient row by row through pixman's general path, and each
+    /// of those calls clears 24 KB of scanline buffers (callgrind: 41% of all instructions at
+    /// 800x480); painted once into an image that then fills the path, the gradient costs one
+    /// such call and the fill takes pixman's fast paths. The image covers the path's extents
+    /// inside the clip, in device pixels, so the gradient is sampled at the same pixel centres.
+    static func fillWithGradient(_ cr: OpaquePointer, _ pattern: OpaquePointer) {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        // Paths are kept in device space: with the identity matrix, extents are in pixels.
+        cairo_identity_matrix(cr)
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_fill_extents(cr, &x0, &y0, &x1, &y1)
+        var cx0 = 0.0, cy0 = 0.0, cx1 = 0.0, cy1 = 0.0
+        cairo_clip_extents(cr, &cx0, &cy0, &cx1, &cy1)
+        let left = max(x0, cx0).rounded(.down), top = max(y0, cy0).rounded(.down)
+        let right = min(x1, cx1).rounded(.up), bottom = min(y1, cy1).rounded(.up)
+        guard left.isFinite, top.isFinite, right.isFinite, bottom.isFinite, right > left, bottom > top,
+              right - left < 32768, bottom - top < 32768 else {
+            cairo_new_path(cr)
+            return
+        }
+        guard let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(right - left), Int32(bottom - top)) else {
+            return
+        }
+        defer { cairo_surface_destroy(image) }
+        if let g = cairo_create(image) {
+            cairo_translate(g, -left, -top)
+            cairo_transform(g, &m)
+            cairo_set_source(g, pattern)
+            cairo_set_operator(g, CAIRO_OPERATOR_SOURCE)
+            cairo_paint(g)
+            cairo_destroy(g)
+        }
+        cairo_surface_flush(image)
+        cairo_set_source_surface(cr, image, left, top)
+        cairo_fill(cr)
+    }
+
     // MARK: Shapes
 
     /// Border width: about 3.5% of the diameter, like the seed's 3-point stroke on small bubbles.
@@ -61,17 +102,15 @@ enum Painter {
         if let fill = cairo_pattern_create_radial(gx, gy, 0.05 * d, gx, gy, d) {
             cairo_pattern_add_color_stop_rgb(fill, 0, light.r, light.g, light.b)
             cairo_pattern_add_color_stop_rgb(fill, 0.75, color.r, color.g, color.b)
-            cairo_set_source(cr, fill)
             circle(cr, radius: r)
-            cairo_fill(cr)
+            fillWithGradient(cr, fill)
             cairo_pattern_destroy(fill)
         }
         if let gloss = cairo_pattern_create_radial(-0.2 * d, -0.22 * d, 0, -0.2 * d, -0.22 * d, 0.2 * d) {
             cairo_pattern_add_color_stop_rgba(gloss, 0, 1, 1, 1, 0.55)
             cairo_pattern_add_color_stop_rgba(gloss, 1, 1, 1, 1, 0)
-            cairo_set_source(cr, gloss)
             circle(cr, radius: r)
-            cairo_fill(cr)
+            fillWithGradient(cr, gloss)
             cairo_pattern_destroy(gloss)
         }
         let stroke = bubbleStroke(d)
@@ -132,10 +171,9 @@ enum Painter {
         cairo_pattern_add_color_stop_rgba(g, 0, 0, 0, 0.04, opacity)
         cairo_pattern_add_color_stop_rgba(g, 0.5, 0, 0, 0.04, opacity * 0.45)
         cairo_pattern_add_color_stop_rgba(g, 1, 0, 0, 0.04, 0)
-        cairo_set_source(cr, g)
         cairo_new_path(cr)
         cairo_arc(cr, c.x, c.y, outer, 0, fullTurn)
-        cairo_fill(cr)
+        fillWithGradient(cr, g)
         cairo_pattern_destroy(g)
     }
 

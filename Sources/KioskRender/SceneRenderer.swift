@@ -78,6 +78,11 @@ public final class SceneRenderer {
             let shape = scene.items[i].shape
             if itemBounds.area > Self.largestSprite, !shape.isPanel {
                 drawWithPaths(shape, within: clip)
+            } else if case .goal(let g) = shape {
+                // On the bare background (where the game puts it) its sprite carries the
+                // background too, so it is the very pixels its paths would draw.
+                let bare = !bounds[..<i].contains { $0.intersects(itemBounds) }
+                drawGoal(g, within: clip, background: bare ? scene.background : nil)
             } else {
                 draw(shape, within: clip)
             }
@@ -128,11 +133,21 @@ public final class SceneRenderer {
             blit(sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), clip: clip, opacity: 1)
         case .panel(let p):
             drawPanel(p, clip: clip)
-        case .goal, .polyline, .cells:
-            // Drawn rarely (when something over them changes), or different every time (a
-            // trail): paths, no sprite.
+        case .goal(let g):
+            drawGoal(g, within: clip, background: nil)
+        case .polyline, .cells:
+            // Different every time (a trail, a heatmap): paths, no sprite.
             drawWithPaths(shape, within: clip)
         }
+    }
+
+    /// The basket is repainted whenever a bubble or a finger passes over it: a sprite, like
+    /// the bubbles, not its paths and clipped weave every time.
+    private func drawGoal(_ g: GoalShape, within clip: PixelRect, background: RGBColor?) {
+        guard let (key, anchor) = SpriteCache.key(g, background: background) else {
+            return drawWithPaths(.goal(g), within: clip)
+        }
+        blit(cache.sprite(key), anchoredAt: anchor, clip: clip, opacity: 1)
     }
 
     private func fillRect(_ r: PixelRect) {

@@ -41,6 +41,12 @@ enum SpriteKey: Hashable {
     case finger(quarterRadius: Int, ghost: Bool)
     case button(width: Int, height: Int, title: String, color: RGBColor, pressed: Bool)
     case text(String, quarterSize: Int, color: RGBColor, bold: Bool)
+    /// The basket at its exact size and sub-pixel offset (what is left of its frame position
+    /// after whole pixels), so the sprite holds the very pixels its paths would draw there;
+    /// over an opaque `background` when nothing lies under it (then exactly the pixels drawn
+    /// straight onto the frame: translucent layers blended in a sprite first can round a
+    /// level apart).
+    case goal(width: Double, height: Double, offsetX: Double, offsetY: Double, active: Bool, background: RGBColor?)
 
     enum QuantisedContent: Hashable {
         case none
@@ -146,6 +152,18 @@ final class SpriteCache {
         .text(t.string, quarterSize: max(Int((t.sizePx * 4).rounded()), 1), color: t.color, bold: t.bold)
     }
 
+    /// The goal's key, and the frame pixel its sprite's anchor goes to; nil for a rect that is
+    /// not finite (drawn with paths, which cope). `background`: the opaque colour under it, if
+    /// nothing else is.
+    static func key(_ g: GoalShape, background: RGBColor?) -> (key: SpriteKey, anchor: Vector2)? {
+        let r = g.rect
+        guard r.x.isFinite, r.y.isFinite, r.width.isFinite, r.height.isFinite else { return nil }
+        let x = r.x.rounded(.down), y = r.y.rounded(.down)
+        return (.goal(width: r.width, height: r.height, offsetX: r.x - x, offsetY: r.y - y, active: g.active,
+                      background: background?.withAlpha(1)),
+                Vector2(x, y))
+    }
+
     // MARK: Rendering
 
     private func make(_ key: SpriteKey) -> Sprite {
@@ -169,6 +187,18 @@ final class SpriteCache {
             }
         case let .text(string, quarterSize, color, bold):
             return text(string, size: Double(quarterSize) / 4, color: color, bold: bold)
+        case let .goal(width, height, offsetX, offsetY, active, background):
+            // The shape's bounds (its glow reaches 2 px out), with the anchor on the whole
+            // pixel left of and above its corner.
+            let shape = GoalShape(rect: Rect(x: offsetX, y: offsetY, width: width, height: height), active: active)
+            let box = shape.bounds
+            return Sprite(width: box.width, height: box.height, anchor: Vector2(Double(-box.x), Double(-box.y))) { cr in
+                if let background {
+                    Painter.setColor(cr, background)
+                    cairo_paint(cr)
+                }
+                Painter.goal(cr, shape)
+            }
         }
     }
 

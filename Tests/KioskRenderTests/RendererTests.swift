@@ -124,4 +124,24 @@ import Testing
         let diff = ImageDifference(fast.frame, naive.frame)
         #expect(Double(diff.differingPixels) < Double(diff.totalPixels) * 0.01, "\(diff.summary)")
     }
+
+    /// The basket comes from a sprite, yet on the bare background it is the very picture its
+    /// paths draw, at any sub-pixel position, lit or not; over something else, within two levels (translucent layers blended in another order round apart).
+    @Test func theGoalSpriteIsThePictureOfItsPaths() {
+        for (rect, active) in [(Rect(x: 100.25, y: 300.6, width: 171.3, height: 95.7), false),
+                               (Rect(x: 40, y: 120, width: 96, height: 150.5), true)] {
+            let goal = SceneItem(id: .ui("goal"), shape: .goal(GoalShape(rect: rect, active: active)))
+            let bare = Scene(size: PixelSize(width: 480, height: 480), pxPerMM: TestScenes.pxPerMM, items: [goal])
+            let covered = Scene(size: bare.size, pxPerMM: TestScenes.pxPerMM, items: [SceneItem(id: .ui("bar"), shape: .panel(
+                PanelShape(rect: Rect(x: 0, y: 0, width: 480, height: 480), color: RGBColor.black.withAlpha(0.35))))] + [goal])
+            for (scene, exact) in [(bare, true), (covered, false)] {
+                let fast = SceneRenderer(size: scene.size)
+                fast.render(scene)
+                let naive = NaiveRenderer(size: scene.size)
+                naive.render(scene)
+                let diff = ImageDifference(fast.frame, naive.frame)
+                #expect(diff.largestChannelDifference <= (exact ? 0 : 2), "\(rect) active \(active): \(diff.summary)")
+            }
+        }
+    }
 }
