@@ -48,8 +48,8 @@ enum Painter {
 
     /// Fills the current path with a gradient `pattern` through an image of it. Filled
     /// straight, cairo composites a gradient row by row through pixman's general path, and each
-    /// of those calls clears 24 KB of scanline buffers (callgrind: 41% of all instructions at
-    /// 800x480); painted once into an image that then fills the path, the gradient costs one
+    /// of those calls clears 24 KB of scanline buffers (callgrind at 800x480: memset 28.7% of
+    /// all instructions, 123,390 calls, from gradient fills); painted once into an image that then fills the path, the gradient costs one
     /// such call and the fill takes pixman's fast paths. The image covers the path's extents
     /// inside the clip, in device pixels, so the gradient is sampled at the same pixel centres.
     static func fillWithGradient(_ cr: OpaquePointer, _ pattern: OpaquePointer) {
@@ -71,6 +71,7 @@ enum Painter {
             return
         }
         guard let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(right - left), Int32(bottom - top)) else {
+            cairo_new_path(cr)
             return
         }
         defer { cairo_surface_destroy(image) }

@@ -160,7 +160,6 @@ public final class FleetLayer: KioskLayer {
     }
 
     private func connectionUp() {
-        let brokerName = broker.map { "\($0)" } ?? "?"
         log(.notice, "mqtt: connected to \(brokerName)" + (failedTries > 0 ? " after \(failedTries) failed tr\(failedTries == 1 ? "y" : "ies")" : ""))
         connected = true
         failedTries = 0
@@ -173,7 +172,6 @@ public final class FleetLayer: KioskLayer {
     }
 
     private func connectionDown(_ why: String) {
-        let brokerName = broker.map { "\($0)" } ?? "?"
         if connected {
             log(.warning, "mqtt: connection to \(brokerName) lost: \(why); trying again (the game goes on)")
             connected = false
@@ -186,6 +184,9 @@ public final class FleetLayer: KioskLayer {
         lastFailure = why
         log(.warning, "mqtt: cannot connect to \(brokerName): \(why); trying again with growing pauses (the game goes on)")
     }
+
+    /// The broker as the log names it.
+    private var brokerName: String { broker.map { "\($0)" } ?? "?" }
 
     private func sendDiscovery() {
         guard let discovery else { return }
