@@ -13,7 +13,7 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
 # mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
 # arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot).
-DEB_PACKAGES := pkg-config libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
+DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev libmosquitto-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \

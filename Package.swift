@@ -14,6 +14,7 @@ let package = Package(
         .target(name: "KioskCore"),
         // C libraries stay at the edges: thin system-library targets, Swift above them.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -26,7 +27,7 @@ let package = Package(
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
-        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo"]),
+        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPixman"]),
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),

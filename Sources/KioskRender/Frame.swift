@@ -1,4 +1,5 @@
 internal import CCairo
+internal import CPixman
 import KioskCore
 
 /// A `PixelBuffer` with a cairo image surface over it: what the renderer draws into.
@@ -9,6 +10,8 @@ public final class Frame {
     /// The pixels; displays see only this.
     public let buffer: PixelBuffer
     let surface: OpaquePointer
+    /// The same memory for pixman (the renderer's sprite copies and fills).
+    let image: OpaquePointer
 
     /// A frame of `size`, filled with black.
     public init(size: PixelSize) {
@@ -16,9 +19,12 @@ public final class Frame {
         let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(w)))
         buffer = PixelBuffer(size: size, stride: stride)
         surface = Self.surface(over: buffer)
+        guard let image = Pixman.image(over: surface) else { fatalError("pixman_image_create_bits failed: out of memory") }
+        self.image = image
     }
 
     deinit {
+        pixman_image_unref(image)
         // Finish first: a cairo context that still holds the surface then fails softly
         // instead of writing into freed memory.
         cairo_surface_finish(surface)

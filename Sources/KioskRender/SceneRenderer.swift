@@ -15,6 +15,12 @@ public final class SceneRenderer {
     let cache: SpriteCache
     /// Items covering more pixels than this (4 MB of sprite) are drawn with paths, uncached.
     static let largestSprite = 1 << 20
+    /// Items with only the background under them are copied from sprites flattened onto it
+    /// (off only for the test that checks it changes no pixel; the basket, whose sprite on the
+    /// background is drawn straight from its paths, always is).
+    var flattensBareItems = true
+    /// Translucent panel colours over a background, blended once into the opaque colour.
+    private var panelColors: [PanelOverBackground: RGBColor] = [:]
 
     /// - Parameter spriteBudgetBytes: memory for cached sprites before old ones are dropped.
     public init(size: PixelSize, spriteBudgetBytes: Int = 12 << 20) {
@@ -48,10 +54,12 @@ public final class SceneRenderer {
         }
         let damage = tracker.damage(for: scene)
         guard !damage.isEmpty else { return [] }
+        var bare: [Bool]?  // worked out once a frame, when first needed
         for rect in damage {
-            repaint(rect, of: scene, bounds: tracker.bounds)
+            repaint(rect, of: scene, bounds: tracker.bounds, bare: &bare)
         }
-        cairo_surface_flush(frame.surface)
+        // Pixman wrote behind cairo's back: whatever cairo keeps of the surface is stale.
+        cairo_surface_mark_dirty(frame.surface)
         cache.endFrame()
         return damage
     }
@@ -66,11 +74,12 @@ public final class SceneRenderer {
 
     /// Background, then every item reaching into `rect`, each kept inside its own bounds so an
     /// item never leaves pixels behind that the damage tracker does not know about.
-    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect]) {
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-        Painter.setColor(cr, scene.background.withAlpha(1))
-        fillRect(rect)
-        cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+    ///
+    /// Items with nothing but the background under them are copied opaque (their sprite
+    /// flattened onto the background, a bar's blended colour) rather than blended.
+    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect], bare: inout [Bool]?) {
+        let background = scene.background.withAlpha(1)
+        Pixman.fill(frame.image, rect, color: background)
         // Test the precomputed bounds first: most items miss a small rectangle, and reading
         // an item's shape costs a copy of its payload.
         for (i, itemBounds) in bounds.enumerated() {
@@ -78,11 +87,17 @@ public final class SceneRenderer {
             let shape = scene.items[i].shape
             if itemBounds.area > Self.largestSprite, !shape.isPanel {
                 drawWithPaths(shape, within: clip)
-            } else if case .goal(let g) = shape {
-                // On the bare background (where the game puts it) its sprite carries the
-                // background too, so it is the very pixels its paths would draw.
-                let bare = !bounds[..<i].contains { $0.intersects(itemBounds) }
-                drawGoal(g, within: clip, background: bare ? scene.background : nil)
+                continue
+            }
+            var onBackground: RGBColor?
+            if shape.isGoal || (flattensBareItems && shape.canBeFlattened) {
+                if bare == nil { bare = PixelRect.nothingBelow(inStack: bounds) }
+                if bare?[i] == true { onBackground = background }
+            }
+            if onBackground != nil, let placed = placedSprite(shape, onBackground: onBackground), placed.replacing {
+                blit(placed, within: clip)
+            } else if onBackground != nil, case .panel(let p) = shape, p.isPixelAligned, p.color.a < 1 {
+                Pixman.fill(frame.image, clip, color: panelColor(p.color, over: background))
             } else {
                 draw(shape, within: clip)
             }
@@ -97,6 +112,7 @@ public final class SceneRenderer {
         cairo_restore(cr)
     }
 
+    /// An item over other items (or one that cannot be copied opaque).
     private func draw(_ shape: SceneShape, within clip: PixelRect) {
         switch shape {
         case .bubble(let b):
@@ -109,45 +125,62 @@ public final class SceneRenderer {
                 Painter.shadow(cr, center: s.center, radius: s.radius, blur: s.blur, opacity: s.opacity)
                 cairo_restore(cr)
             }
-            let sprite = cache.sprite(SpriteCache.key(b))
             let scale = b.drawnScale
-            if scale == 1 {
-                blit(sprite, anchoredAt: b.center, clip: clip, opacity: b.opacity)
-            } else {
-                blitScaled(sprite, centre: b.center, scale: scale, clip: clip, opacity: b.opacity)
+            if scale != 1 {
+                blitScaled(cache.sprite(SpriteCache.key(b)), centre: b.center, scale: scale, clip: clip, opacity: b.opacity)
+                return
             }
-        case .particle(let p):
-            guard p.opacity > 0 else { return }
-            blit(cache.sprite(SpriteCache.key(p)), anchoredAt: p.center, clip: clip, opacity: p.opacity)
-        case .finger(let f):
-            blit(cache.sprite(SpriteCache.key(f)), anchoredAt: f.center, clip: clip, opacity: 1)
-        case .button(let b):
-            blit(cache.sprite(SpriteCache.key(b)), anchoredAt: Vector2(b.rect.x, b.rect.y), clip: clip, opacity: 1)
-        case .text(let t):
-            let sprite = cache.sprite(SpriteCache.key(t))
-            let shift: Double = switch t.alignment {
-            case .left: 0
-            case .center: sprite.advance / 2
-            case .right: sprite.advance
-            }
-            blit(sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), clip: clip, opacity: 1)
         case .panel(let p):
-            drawPanel(p, clip: clip)
-        case .goal(let g):
-            drawGoal(g, within: clip, background: nil)
+            return drawPanel(p, clip: clip)
         case .polyline, .cells:
             // Different every time (a trail, a heatmap): paths, no sprite.
-            drawWithPaths(shape, within: clip)
+            return drawWithPaths(shape, within: clip)
+        case .particle, .finger, .button, .text, .goal:
+            break
+        }
+        if let placed = placedSprite(shape, onBackground: nil) {
+            blit(placed, within: clip)
+        } else if case .goal = shape {
+            drawWithPaths(shape, within: clip)  // a rect that is not finite: paths cope
         }
     }
 
-    /// The basket is repainted whenever a bubble or a finger passes over it: a sprite, like
-    /// the bubbles, not its paths and clipped weave every time.
-    private func drawGoal(_ g: GoalShape, within clip: PixelRect, background: RGBColor?) {
-        guard let (key, anchor) = SpriteCache.key(g, background: background) else {
-            return drawWithPaths(.goal(g), within: clip)
+    /// The sprite a shape is drawn from and where; on the bare background (`onBackground`) at
+    /// full opacity, its twin flattened onto it, copied rather than blended. The basket's
+    /// sprite over the background is drawn from its paths straight onto it, so it is the very
+    /// pixels its paths would draw there. Nil for shapes without one at this size.
+    private func placedSprite(_ shape: SceneShape, onBackground background: RGBColor?) -> PlacedSprite? {
+        func placed(_ key: SpriteKey, _ point: Vector2, opacity: Double = 1) -> PlacedSprite? {
+            guard opacity > 0 else { return nil }
+            if let background, opacity >= 1 {
+                return PlacedSprite(cache.sprite(.onBackground(key, background)), anchoredAt: point, opacity: 1, replacing: true)
+            }
+            return PlacedSprite(cache.sprite(key), anchoredAt: point, opacity: opacity, replacing: false)
         }
-        blit(cache.sprite(key), anchoredAt: anchor, clip: clip, opacity: 1)
+        switch shape {
+        case .bubble(let b):
+            guard b.scale > 0, b.drawnScale == 1 else { return nil }
+            return placed(SpriteCache.key(b), b.center, opacity: b.opacity)
+        case .particle(let p):
+            return placed(SpriteCache.key(p), p.center, opacity: p.opacity)
+        case .finger(let f):
+            return placed(SpriteCache.key(f), f.center)
+        case .button(let b):
+            return placed(SpriteCache.key(b), Vector2(b.rect.x, b.rect.y))
+        case .text(let t):
+            let key = SpriteCache.key(t)
+            let shift: Double = switch t.alignment {
+            case .left: 0
+            case .center: cache.sprite(key).advance / 2
+            case .right: cache.sprite(key).advance
+            }
+            return placed(key, Vector2(t.position.x - shift, t.position.y))
+        case .goal(let g):
+            guard let (key, anchor) = SpriteCache.key(g, background: background) else { return nil }
+            return PlacedSprite(cache.sprite(key), anchoredAt: anchor, opacity: 1, replacing: background != nil)
+        case .panel, .polyline, .cells:
+            return nil
+        }
     }
 
     private func fillRect(_ r: PixelRect) {
@@ -155,22 +188,11 @@ public final class SceneRenderer {
         cairo_fill(cr)
     }
 
-    /// Composites a sprite at whole-pixel offsets, so pixman copies rows without resampling.
-    private func blit(_ sprite: Sprite, anchoredAt point: Vector2, clip: PixelRect, opacity: Double) {
-        let x0 = Int((point.x - sprite.anchor.x).rounded())
-        let y0 = Int((point.y - sprite.anchor.y).rounded())
-        let box = PixelRect(x: x0, y: y0, width: sprite.width, height: sprite.height)
-        guard let r = box.intersection(clip) else { return }
-        cairo_set_source_surface(cr, sprite.surface, Double(x0), Double(y0))
-        if opacity >= 1 {
-            fillRect(r)
-        } else {
-            cairo_save(cr)
-            cairo_rectangle(cr, Double(r.x), Double(r.y), Double(r.width), Double(r.height))
-            cairo_clip(cr)
-            cairo_paint_with_alpha(cr, opacity)
-            cairo_restore(cr)
-        }
+    /// Composites a placed sprite, at whole-pixel offsets so pixman copies rows without resampling.
+    private func blit(_ placed: PlacedSprite, within clip: PixelRect) {
+        guard let r = placed.box.intersection(clip), let image = placed.sprite.image else { return }
+        Pixman.composite(image, origin: (placed.box.x, placed.box.y), onto: frame.image, rect: r,
+                         opacity: placed.opacity, replacing: placed.replacing)
     }
 
     /// Composites a sprite scaled about its anchor: only popping bubbles, for a few frames.
@@ -191,13 +213,16 @@ public final class SceneRenderer {
         cairo_restore(cr)
     }
 
+    /// A panel over other items (a bare one is filled in `repaint`).
     private func drawPanel(_ p: PanelShape, clip: PixelRect) {
-        let pixelAligned = p.cornerRadius <= 0 && p.rect == Rect(x: p.rect.x.rounded(), y: p.rect.y.rounded(),
-                                                                  width: p.rect.width.rounded(), height: p.rect.height.rounded())
-        if pixelAligned {
+        if p.isPixelAligned {
             // The common case (bars, overlays): a plain box fill, no path rasterising.
-            Painter.setColor(cr, p.color)
-            fillRect(clip)
+            if p.color.a >= 1 {
+                Pixman.fill(frame.image, clip, color: p.color)
+            } else {
+                Painter.setColor(cr, p.color)
+                fillRect(clip)
+            }
             return
         }
         cairo_save(cr)
@@ -206,6 +231,68 @@ public final class SceneRenderer {
         Painter.panel(cr, p)
         cairo_restore(cr)
     }
+
+    /// `color` blended over `background` by cairo itself, on one pixel of the frame's format,
+    /// so the fill is exactly what blending it over the background gives.
+    private func panelColor(_ color: RGBColor, over background: RGBColor) -> RGBColor {
+        let pair = PanelOverBackground(color: color, background: background)
+        if let known = panelColors[pair] { return known }
+        let blended = Self.blend(color, over: background)
+        if panelColors.count > 64 { panelColors.removeAll() }  // overlays come and go; keep it small
+        panelColors[pair] = blended
+        return blended
+    }
+}
+
+extension SceneRenderer {
+    /// One pixel of the frame's format filled with `background`, `color` painted over it,
+    /// read back as an opaque colour (an 8-bit channel value v survives v/255 exactly).
+    fileprivate static func blend(_ color: RGBColor, over background: RGBColor) -> RGBColor {
+        let pixel = Frame(size: PixelSize(width: 1, height: 1))
+        if let cr = cairo_create(pixel.surface) {
+            cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+            Painter.setColor(cr, background.withAlpha(1))
+            cairo_paint(cr)
+            cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+            Painter.setColor(cr, color)
+            cairo_paint(cr)
+            cairo_destroy(cr)
+        }
+        cairo_surface_flush(pixel.surface)
+        let xrgb = pixel[0, 0]
+        func channel(_ shift: UInt32) -> Double { Double((xrgb >> shift) & 0xFF) / 255 }
+        return RGBColor(r: channel(16), g: channel(8), b: channel(0))
+    }
+}
+
+/// A sprite at its whole-pixel place in the frame, and how it goes on.
+private struct PlacedSprite {
+    let sprite: Sprite
+    let box: PixelRect
+    let opacity: Double
+    /// Opaque: copied over what is there rather than blended.
+    let replacing: Bool
+
+    init(_ sprite: Sprite, anchoredAt point: Vector2, opacity: Double, replacing: Bool) {
+        self.sprite = sprite
+        box = PixelRect(x: Int((point.x - sprite.anchor.x).rounded()), y: Int((point.y - sprite.anchor.y).rounded()),
+                        width: sprite.width, height: sprite.height)
+        self.opacity = opacity
+        self.replacing = replacing
+    }
+}
+
+private struct PanelOverBackground: Hashable {
+    let color: RGBColor
+    let background: RGBColor
+}
+
+extension PanelShape {
+    /// Square corners on whole pixels: a plain box fill, no path rasterising.
+    fileprivate var isPixelAligned: Bool {
+        cornerRadius <= 0 && rect == Rect(x: rect.x.rounded(), y: rect.y.rounded(),
+                                          width: rect.width.rounded(), height: rect.height.rounded())
+    }
 }
 
 extension SceneShape {
@@ -213,5 +300,22 @@ extension SceneShape {
     fileprivate var isPanel: Bool {
         if case .panel = self { return true }
         return false
+    }
+
+    fileprivate var isGoal: Bool {
+        if case .goal = self { return true }
+        return false
+    }
+
+    /// Drawn over nothing but the background, it can be drawn without blending: a sprite at
+    /// full opacity, a panel, the basket. Not a bubble with a shadow (drawn under its sprite),
+    /// a scaled or fading one, nor paths.
+    fileprivate var canBeFlattened: Bool {
+        switch self {
+        case .bubble(let b): b.shadow == nil && b.opacity >= 1 && b.drawnScale == 1
+        case .particle(let p): p.opacity >= 1
+        case .finger, .button, .text, .panel, .goal: true
+        case .polyline, .cells: false
+        }
     }
 }

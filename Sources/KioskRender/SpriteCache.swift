@@ -1,9 +1,12 @@
 internal import CCairo
+internal import CPixman
 import KioskCore
 
 /// A pre-rendered ARGB32 (premultiplied) picture of one shape, owned by the sprite cache.
 final class Sprite {
     let surface: OpaquePointer
+    /// The same pixels for pixman (nil only if it had no memory: then the sprite is not drawn).
+    private(set) var image: OpaquePointer?
     let width: Int
     let height: Int
     /// Where the shape's anchor (a centre, a corner or a baseline origin) lies in the sprite.
@@ -27,10 +30,13 @@ final class Sprite {
             draw(cr)
             cairo_destroy(cr)
         }
-        cairo_surface_flush(surface)
+        image = Pixman.image(over: surface)
     }
 
-    deinit { cairo_surface_destroy(surface) }
+    deinit {
+        if let image { pixman_image_unref(image) }
+        cairo_surface_destroy(surface)
+    }
 }
 
 /// What a sprite shows. Sizes are quantised (bubbles to whole pixels, angles to whole degrees,
@@ -47,6 +53,10 @@ enum SpriteKey: Hashable {
     /// straight onto the frame: translucent layers blended in a sprite first can round a
     /// level apart).
     case goal(width: Double, height: Double, offsetX: Double, offsetY: Double, active: Bool, background: RGBColor?)
+    /// Another sprite composited onto an opaque background: opaque itself, so the renderer
+    /// copies it where nothing but the background lies under the shape. Exactly the pixels
+    /// of compositing that sprite onto the background in the frame.
+    indirect case onBackground(SpriteKey, RGBColor)
 
     enum QuantisedContent: Hashable {
         case none
@@ -84,7 +94,8 @@ final class SpriteCache {
     let byteBudget: Int
     /// Counts `endFrame` calls; sprites used during the current frame are never evicted.
     private var clock: UInt64 = 1
-    /// Sprites rendered so far (for tests and the benchmark).
+    /// Sprites rendered from their shapes so far (for tests and the benchmark); a flattened
+    /// twin, one composite of a sprite already made, does not count.
     private(set) var misses = 0
     /// A 1x1 surface to measure text before a text sprite's size is known.
     private let scratchSurface: OpaquePointer
@@ -113,7 +124,7 @@ final class SpriteCache {
         s.lastUse = clock
         sprites[key] = s
         byteCount += s.byteCount
-        misses += 1
+        if case .onBackground = key {} else { misses += 1 }
         return s
     }
 
@@ -198,6 +209,17 @@ final class SpriteCache {
                     cairo_paint(cr)
                 }
                 Painter.goal(cr, shape)
+            }
+        case let .onBackground(key, background):
+            let over = sprite(key)
+            return Sprite(width: over.width, height: over.height, anchor: over.anchor, advance: over.advance) { cr in
+                cairo_identity_matrix(cr)
+                cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+                Painter.setColor(cr, background.withAlpha(1))
+                cairo_paint(cr)
+                cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+                cairo_set_source_surface(cr, over.surface, 0, 0)
+                cairo_paint(cr)
             }
         }
     }

@@ -177,6 +177,25 @@ import KioskTestSupport
         #expect(r.union(PixelRect(x: 10, y: 10, width: 1, height: 1)) == PixelRect(x: 1, y: 2, width: 10, height: 9))
     }
 
+    /// The sweep agrees with the definition (no earlier rectangle intersects) on seeded stacks
+    /// of every density, empty rectangles and exact edge contacts among them.
+    @Test func nothingBelowMatchesEveryEarlierRectangleChecked() {
+        var rng = SeededGenerator(seed: 0xB0_77_0E)
+        for round in 0..<300 {
+            let count = Int.random(in: 0...60, using: &rng)
+            let span = [40, 200, 1000][round % 3]
+            let rects = (0..<count).map { _ in
+                PixelRect(x: Int.random(in: -20...span, using: &rng), y: Int.random(in: -20...span, using: &rng),
+                          width: Int.random(in: 0...80, using: &rng), height: Int.random(in: 0...80, using: &rng))
+            }
+            let expected = rects.indices.map { i in !rects[..<i].contains { $0.intersects(rects[i]) } }
+            #expect(PixelRect.nothingBelow(inStack: rects) == expected, "round \(round): \(rects)")
+        }
+        let touching = [PixelRect(x: 0, y: 0, width: 10, height: 10), PixelRect(x: 10, y: 0, width: 10, height: 10),
+                        PixelRect(x: 9, y: 9, width: 2, height: 2)]
+        #expect(PixelRect.nothingBelow(inStack: touching) == [true, true, false])
+    }
+
     @Test func boundsCoverTheDrawnShape() {
         let b = BubbleShape(center: Vector2(100.4, 50.6), diameter: 80, color: .white, scale: 1.3)
         #expect(b.bounds.contains(PixelRect(around: b.center, halfExtent: 80 * 1.3 / 2)))

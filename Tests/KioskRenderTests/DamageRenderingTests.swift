@@ -85,38 +85,11 @@ import Testing
     /// The heart of damage tracking: frame after frame of partial repaints must leave exactly
     /// the picture a full repaint of the last scene gives.
     @Test func partialRepaintsAddUpToAFullRepaint() {
-        let base = TestScenes.field()
-        let incremental = SceneRenderer(size: base.size)
-        var spray: ParticleSpray?
-        var last = base
-        for frame in 0..<40 {
-            let now = TimeStamp(milliseconds: Double(frame) * 16.7)
-            var scene = base
-            if frame == 5 {
-                spray = ParticleSpray(id: 0, origin: Vector2(415, 250), color: .bubble(3), start: now,
-                                      seed: 9, pxPerMM: TestScenes.pxPerMM, startRadius: 30)
-            }
-            if let i = scene.items.firstIndex(where: { $0.id == .bubble(11) }), frame >= 5,
-               case .bubble(let b) = scene.items[i].shape {
-                let pop = PopAnimation(start: TimeStamp(milliseconds: 5 * 16.7))
-                if let shape = pop.apply(to: b, at: now) {
-                    scene.items[i].shape = .bubble(shape)
-                } else {
-                    scene.items.remove(at: i)
-                }
-            }
-            scene.items += spray?.particles(at: now) ?? []
-            scene.items.append(TestScenes.finger(0, at: Vector2(100 + Double(frame) * 19, 300 + Double(frame % 7) * 9)))
-            if frame % 10 == 0, let i = scene.items.firstIndex(where: { $0.id == .ui("score") }),
-               case .text(var t) = scene.items[i].shape {
-                t.string = "Score \(frame * 10)"
-                scene.items[i].shape = .text(t)
-            }
-            incremental.render(scene)
-            last = scene
-        }
-        let full = SceneRenderer(size: base.size)
-        full.render(last)
+        let scenes = TestScenes.poppingField()
+        let incremental = SceneRenderer(size: scenes[0].size)
+        for scene in scenes { incremental.render(scene) }
+        let full = SceneRenderer(size: scenes[0].size)
+        full.render(scenes[scenes.count - 1])
         let diff = ImageDifference(incremental.frame, full.frame)
         #expect(diff.differingPixels == 0 && diff.largestChannelDifference == 0, "\(diff.summary)")
     }

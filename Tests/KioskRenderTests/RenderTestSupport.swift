@@ -29,6 +29,40 @@ enum TestScenes {
         return Scene(size: size, pxPerMM: pxPerMM, items: items)
     }
 
+    /// 40 frames of `field()`: a bubble popping with its sparks, a finger moving, the score
+    /// changing every 10 frames.
+    static func poppingField() -> [Scene] {
+        let base = TestScenes.field()
+        var spray: ParticleSpray?
+        var scenes: [Scene] = []
+        for frame in 0..<40 {
+            let now = TimeStamp(milliseconds: Double(frame) * 16.7)
+            var scene = base
+            if frame == 5 {
+                spray = ParticleSpray(id: 0, origin: Vector2(415, 250), color: .bubble(3), start: now,
+                                      seed: 9, pxPerMM: TestScenes.pxPerMM, startRadius: 30)
+            }
+            if let i = scene.items.firstIndex(where: { $0.id == .bubble(11) }), frame >= 5,
+               case .bubble(let b) = scene.items[i].shape {
+                let pop = PopAnimation(start: TimeStamp(milliseconds: 5 * 16.7))
+                if let shape = pop.apply(to: b, at: now) {
+                    scene.items[i].shape = .bubble(shape)
+                } else {
+                    scene.items.remove(at: i)
+                }
+            }
+            scene.items += spray?.particles(at: now) ?? []
+            scene.items.append(TestScenes.finger(0, at: Vector2(100 + Double(frame) * 19, 300 + Double(frame % 7) * 9)))
+            if frame % 10 == 0, let i = scene.items.firstIndex(where: { $0.id == .ui("score") }),
+               case .text(var t) = scene.items[i].shape {
+                t.string = "Score \(frame * 10)"
+                scene.items[i].shape = .text(t)
+            }
+            scenes.append(scene)
+        }
+        return scenes
+    }
+
     static func finger(_ slot: Int, at p: Vector2, ghost: Bool = false) -> SceneItem {
         SceneItem(id: .finger(slot), shape: .finger(FingerShape(center: p, radius: 24, ghost: ghost)))
     }

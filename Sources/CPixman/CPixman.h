@@ -1,0 +1,4 @@
+#ifndef CPIXMAN_H
+#define CPIXMAN_H
+#include <pixman.h>
+#endif
