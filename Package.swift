@@ -27,7 +27,7 @@ let package = Package(
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
-        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPixman"]),
+        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPixman", "CLinux"]),
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),

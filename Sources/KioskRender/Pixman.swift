@@ -30,6 +30,11 @@ enum Pixman {
         UInt16(min(max(v, 0), 1) * 65535 + 0.5)
     }
 
+    /// The x8r8g8b8 pixel pixman writes for the opaque `color` (the top byte set).
+    static func pixel(_ color: RGBColor) -> UInt32 {
+        0xFF00_0000 | UInt32(channel(color.r) >> 8) << 16 | UInt32(channel(color.g) >> 8) << 8 | UInt32(channel(color.b) >> 8)
+    }
+
     /// Fills `box` of `image` with the opaque `color` (its alpha is ignored).
     static func fill(_ image: OpaquePointer, _ box: PixelRect, color: RGBColor) {
         var solid = pixman_color_t(red: channel(color.r), green: channel(color.g), blue: channel(color.b), alpha: 0xFFFF)

@@ -79,7 +79,7 @@ public final class SceneRenderer {
     /// flattened onto the background, a bar's blended colour) rather than blended.
     private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect], bare: inout [Bool]?) {
         let background = scene.background.withAlpha(1)
-        Pixman.fill(frame.image, rect, color: background)
+        frame.fill(rect, with: background)
         // Test the precomputed bounds first: most items miss a small rectangle, and reading
         // an item's shape costs a copy of its payload.
         for (i, itemBounds) in bounds.enumerated() {
@@ -97,7 +97,7 @@ public final class SceneRenderer {
             if onBackground != nil, let placed = placedSprite(shape, onBackground: onBackground), placed.replacing {
                 blit(placed, within: clip)
             } else if onBackground != nil, case .panel(let p) = shape, p.isPixelAligned, p.color.a < 1 {
-                Pixman.fill(frame.image, clip, color: panelColor(p.color, over: background))
+                frame.fill(clip, with: panelColor(p.color, over: background))
             } else {
                 draw(shape, within: clip)
             }
@@ -218,7 +218,7 @@ public final class SceneRenderer {
         if p.isPixelAligned {
             // The common case (bars, overlays): a plain box fill, no path rasterising.
             if p.color.a >= 1 {
-                Pixman.fill(frame.image, clip, color: p.color)
+                frame.fill(clip, with: p.color)
             } else {
                 Painter.setColor(cr, p.color)
                 fillRect(clip)

@@ -1,4 +1,4 @@
-// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify), wrapped
+// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify, wmemset), wrapped
 // in small functions whose names say where they come from.
 #ifndef CLINUX_H
 #define CLINUX_H
@@ -16,9 +16,15 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "CLinuxFB.h"
 #include "CLinuxVT.h"
+
+/// Sets `count` 32-bit words to `value` with glibc's wmemset (wchar_t is 32 bits on Linux).
+static inline void CLinux_fill32(uint32_t *words, uint32_t value, size_t count) {
+    wmemset((wchar_t *)words, (wchar_t)value, count);
+}
 
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 static inline int CLinux_timerfd_create(void) {
