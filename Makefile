@@ -6,7 +6,8 @@ DEBUG_BIN   := .build/debug/bubble-kiosk
 RELEASE_BIN := .build/release/bubble-kiosk
 # The developer's window (SDL2): never installed, never in the .deb; Swift runtime linked dynamically.
 DESKTOP_BIN := .build/release/bubble-kiosk-desktop
-# Debian packages: C libraries behind the system-library targets, the font, and the tools the
+# Debian packages: C libraries behind the system-library targets (pixman: the renderer's copies
+# and fills, also in the arm64 root as cairo's dependency), the font, and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
 # on a loopback port; the MQTT tests start their own mosquitto broker and use mosquitto_pub and
 # mosquitto_sub; valgrind counts `make bench-instructions`), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
@@ -167,11 +168,12 @@ sounds: build | build/
 	$(DEBUG_BIN) generate-sounds build/sounds
 
 # Render benchmark on the release build: prints the figures (targets in the README), then the
-# render cases again on the small panels kiosks use, where fixed per-frame costs show most.
-BENCH_SMALL_PANELS ?= 1024x600 800x480
+# render cases again on the small panels kiosks use, where fixed per-frame costs show most, on a
+# 4K screen and with 400 bubbles, each with its own targets.
+BENCH_RENDER_CASES ?= "--size 1024x600" "--size 800x480" "--size 3840x2160" "--bubbles 400"
 bench: release
 	$(RELEASE_BIN) bench
-	@for size in $(BENCH_SMALL_PANELS); do $(RELEASE_BIN) bench --render-only --size $$size || exit 1; done
+	@for case in $(BENCH_RENDER_CASES); do $(RELEASE_BIN) bench --render-only $$case || exit 1; done
 
 # Instructions per frame of each render case, counted by callgrind: exact and repeatable on a
 # loaded machine, so a regression shows as a number. Runs `bench --render-only` under valgrind

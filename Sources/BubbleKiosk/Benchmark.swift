@@ -126,7 +126,7 @@ struct Benchmark {
 
         if renderOnly {
             kiosk.runtime.finish()
-            report.peakRSSMB = Self.peakRSSMegabytes()
+            report.peakRSSMB = ProcessMemory.peakResidentMegabytes()
             return report
         }
         // Last, because it draws over the renderer's frame.
@@ -138,7 +138,7 @@ struct Benchmark {
             timer.stop()
         }
         kiosk.runtime.finish()
-        report.peakRSSMB = Self.peakRSSMegabytes()
+        report.peakRSSMB = ProcessMemory.peakResidentMegabytes()
         // After the RSS reading: it needs a renderer and a display of its own.
         report.inputLatency = try InputLatencyBench.measure(size: size, frames: frames, seed: 1)
         report.touchTest = TouchTestBench.measure(size: size, frames: frames)
@@ -189,9 +189,4 @@ struct Benchmark {
         return Timing(samples)
     }
 
-    private static func peakRSSMegabytes() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes
-    }
 }
