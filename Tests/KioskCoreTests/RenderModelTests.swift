@@ -161,6 +161,46 @@ import KioskTestSupport
         #expect(damage.allSatisfy { box.contains($0) })
     }
 
+    /// The damage contract on seeded scene changes (moves, recolours, items added, removed,
+    /// restacked, ids repeated): every pixel whose stack of covering items differs between the
+    /// two scenes lies in the damage.
+    @Test func damageCoversEveryPixelWhoseStackChanged() {
+        var rng = SeededGenerator(seed: 0xDA_4A_6E)
+        let size = PixelSize(width: 48, height: 40)
+        func item(_ id: Int) -> SceneItem {
+            SceneItem(id: id % 7 == 6 ? .ui("bar") : .bubble(id), shape: .panel(PanelShape(
+                rect: Rect(x: Double(Int.random(in: -4...44, using: &rng)), y: Double(Int.random(in: -4...36, using: &rng)),
+                           width: Double(Int.random(in: 1...14, using: &rng)), height: Double(Int.random(in: 1...14, using: &rng))),
+                color: Int.random(in: 0...1, using: &rng) == 0 ? .white : .black)))
+        }
+        for round in 0..<400 {
+            let old = (0..<Int.random(in: 0...14, using: &rng)).map { item($0) }
+            var new = old
+            for _ in 0..<Int.random(in: 0...4, using: &rng) {
+                switch Int.random(in: 0...4, using: &rng) {
+                case 0 where !new.isEmpty: new.remove(at: Int.random(in: 0..<new.count, using: &rng))
+                case 1: new.insert(item(Int.random(in: 0...20, using: &rng)), at: Int.random(in: 0...new.count, using: &rng))
+                case 2 where !new.isEmpty:
+                    let k = Int.random(in: 0..<new.count, using: &rng)
+                    new[k].shape = item(0).shape
+                case 3 where new.count > 1: new.swapAt(Int.random(in: 0..<new.count, using: &rng), Int.random(in: 0..<new.count, using: &rng))
+                default: break
+                }
+            }
+            let a = Scene(size: size, pxPerMM: 4, items: old), b = Scene(size: size, pxPerMM: 4, items: new)
+            let damage = DamageTracker.damage(from: a, to: b)
+            var missed: [PixelRect] = []
+            for y in 0..<size.height {
+                for x in 0..<size.width {
+                    let px = PixelRect(x: x, y: y, width: 1, height: 1)
+                    let before = old.filter { $0.bounds.intersects(px) }, after = new.filter { $0.bounds.intersects(px) }
+                    if before != after, !damage.contains(where: { $0.intersects(px) }) { missed.append(px) }
+                }
+            }
+            #expect(missed.isEmpty, "round \(round): \(missed.prefix(3)) not damaged going from \(old) to \(new)")
+        }
+    }
+
     @Test func damageOverHalfTheScreenBecomesOneFullScreenRectangle() {
         let big = SceneItem(id: .ui("overlay"), shape: .panel(PanelShape(
             rect: Rect(x: 0, y: 0, width: 700, height: 500), color: RGBColor.black.withAlpha(0.5))))
