@@ -117,13 +117,10 @@ public final class SceneRenderer {
         switch shape {
         case .bubble(let b):
             guard b.opacity > 0, b.scale > 0 else { return }
-            if let s = b.shadow {
-                // A lifted drag bubble: its soft shadow with paths (a gradient fill), under the sprite.
-                cairo_save(cr)
-                cairo_rectangle(cr, Double(clip.x), Double(clip.y), Double(clip.width), Double(clip.height))
-                cairo_clip(cr)
-                Painter.shadow(cr, center: s.center, radius: s.radius, blur: s.blur, opacity: s.opacity)
-                cairo_restore(cr)
+            if let s = b.shadow, s.opacity > 0 {
+                // A lifted drag bubble: its soft shadow from a sprite, under the bubble's.
+                let shadow = cache.sprite(SpriteCache.shadowKey(radius: s.radius, blur: s.blur))
+                blit(PlacedSprite(shadow, anchoredAt: s.center, opacity: min(s.opacity, 1), replacing: false), within: clip)
             }
             let scale = b.drawnScale
             if scale != 1 {

@@ -45,6 +45,8 @@ enum SpriteKey: Hashable {
     case bubble(diameter: Int, color: RGBColor, content: QuantisedContent)
     case particle(halfRadius: Int, color: RGBColor)
     case finger(quarterRadius: Int, ghost: Bool)
+    /// A lifted bubble's soft shadow at full opacity (blended at the shadow's own).
+    case shadow(quarterRadius: Int, quarterBlur: Int)
     case button(width: Int, height: Int, title: String, color: RGBColor, pressed: Bool)
     case text(String, quarterSize: Int, color: RGBColor, bold: Bool)
     /// The basket at its exact size and sub-pixel offset (what is left of its frame position
@@ -154,6 +156,10 @@ final class SpriteCache {
         .finger(quarterRadius: max(Int((f.radius * 4).rounded()), 1), ghost: f.ghost)
     }
 
+    static func shadowKey(radius: Double, blur: Double) -> SpriteKey {
+        .shadow(quarterRadius: max(Int((radius * 4).rounded()), 1), quarterBlur: max(Int((blur * 4).rounded()), 0))
+    }
+
     static func key(_ b: ButtonShape) -> SpriteKey {
         .button(width: max(Int(b.rect.width.rounded()), 1), height: max(Int(b.rect.height.rounded()), 1),
                 title: b.title, color: b.color, pressed: b.pressed)
@@ -190,6 +196,11 @@ final class SpriteCache {
         case let .finger(quarterRadius, ghost):
             let r = Double(quarterRadius) / 4
             return centred(extent: 2 * r) { cr in Painter.finger(cr, radius: r, ghost: ghost) }
+        case let .shadow(quarterRadius, quarterBlur):
+            let r = Double(quarterRadius) / 4, blur = Double(quarterBlur) / 4
+            return centred(extent: 2 * (r + blur)) { cr in
+                Painter.shadow(cr, center: Vector2(0, 0), radius: r, blur: blur, opacity: 1)
+            }
         case let .button(width, height, title, color, pressed):
             // One pixel of margin for the capsule's antialiased edge.
             return Sprite(width: width + 2, height: height + 2, anchor: Vector2(1, 1)) { cr in

@@ -125,6 +125,39 @@ import Testing
         #expect(Double(diff.differingPixels) < Double(diff.totalPixels) * 0.01, "\(diff.summary)")
     }
 
+    /// A lifted drag bubble's shadow comes from a sprite blended at the shadow's opacity: around
+    /// the bubble (where only the shadow is) within two levels of its gradient drawn with paths,
+    /// at any lift and sub-pixel place, and there at all (darker than the background).
+    @Test func theShadowSpriteIsThePictureOfItsGradient() throws {
+        for (center, lift) in [(Vector2(200.3, 180.7), 1.0), (Vector2(150, 140.5), 0.4)] {
+            let bubble = SceneItem(id: .bubble(1), shape: .bubble(BubbleShape(
+                center: center, diameter: 110, color: .bubble(2), content: .grip, lift: lift)))
+            let scene = Scene(size: PixelSize(width: 400, height: 400), pxPerMM: TestScenes.pxPerMM, items: [bubble])
+            guard case .bubble(let b) = bubble.shape, let shadow = b.shadow else { Issue.record("no shadow"); continue }
+            let fast = SceneRenderer(size: scene.size)
+            fast.render(scene)
+            let naive = NaiveRenderer(size: scene.size)
+            naive.render(scene)
+            // Below the bubble's disc, inside the shadow's: the shadow alone over the background.
+            let bubbleRadius = 55 * b.drawnScale + 2
+            var worst: UInt32 = 0, darkest: UInt32 = 0
+            for y in 0..<400 {
+                for x in 0..<400 {
+                    let p = Vector2(Double(x) + 0.5, Double(y) + 0.5)
+                    guard (p - center).length > bubbleRadius, (p - shadow.center).length < shadow.radius + shadow.blur else { continue }
+                    let a = fast.frame[x, y], n = naive.frame[x, y], bg = RGBColor.kioskBackground.xrgb
+                    for shift: UInt32 in [0, 8, 16] {
+                        let ca = (a >> shift) & 0xFF, cn = (n >> shift) & 0xFF, cb = (bg >> shift) & 0xFF
+                        worst = max(worst, ca > cn ? ca - cn : cn - ca)
+                        darkest = max(darkest, cb > ca ? cb - ca : 0)
+                    }
+                }
+            }
+            #expect(worst <= 2, "lift \(lift): the sprite's shadow differs by \(worst) levels")
+            #expect(darkest >= 8, "lift \(lift): no shadow to see (at most \(darkest) levels under the background)")
+        }
+    }
+
     /// The basket comes from a sprite, yet on the bare background it is the very picture its
     /// paths draw, at any sub-pixel position, lit or not; over something else, within two levels (translucent layers blended in another order round apart).
     @Test func theGoalSpriteIsThePictureOfItsPaths() {
