@@ -36,9 +36,6 @@ struct BenchCommand: KioskCommand {
         let bubbles = try a.int("bubbles", default: 40, range: 1...400)
         let frames = try a.int("frames", default: 300, range: 1...100_000)
         let seed = try a.seed() ?? 1
-        // Frame buffers handed back to the system when freed: glibc would otherwise keep the
-        // startup's kiosks' frames in its heap, counted in the renderer's peak RSS after them.
-        ProcessMemory.unmapLargeBuffersWhenFreed(from: 1 << 20)
         // First, while fonts and cairo are cold, as when a kiosk starts.
         let startup = try StartupBench.measure(size: size, seed: seed)
         let bench = try Benchmark(size: size, bubbles: bubbles, frames: frames, seed: seed)

@@ -44,7 +44,7 @@ struct BenchReport {
     var animatedXMemcpy: Double { Self.ratio(animated, memcpy) }
 
     /// What kind of case this is, for its targets: the panels kiosks use (up to 1280x800), a
-    /// 4K screen, a screen full of bubbles, or the default (1920x1080 and 40 bubbles's kind).
+    /// 4K screen, a screen full of bubbles, or the default (1920x1080 with 40 bubbles and the like).
     enum Case {
         case smallPanel, fourK, manyBubbles, standard
     }

@@ -47,7 +47,10 @@ struct Benchmark {
         // The yardstick first: its destination buffer is freed before sprites are made,
         // so the peak RSS is that of the renderer, not of the renderer plus a spare frame.
         let destination = UnsafeMutableRawPointer.allocate(byteCount: renderer.frame.byteCount, alignment: 64)
-        renderer.frame.copyAll(to: destination)  // fault the pages in before timing
+        // Both buffers' pages faulted in before timing: the frame's come from the system
+        // untouched, and reading those would read one shared page of zeros, all in the cache.
+        renderer.frame.fill(.kioskBackground)
+        renderer.frame.copyAll(to: destination)
         report.memcpy = Self.measure(frames) { _ in Self.memcpyFrame(renderer.frame, destination) }
         destination.deallocate()
 

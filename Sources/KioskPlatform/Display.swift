@@ -1,4 +1,5 @@
 import KioskCore
+import KioskRender
 
 /// Where frames go: the virtual framebuffer, DRM/KMS, or fbdev.
 ///
@@ -136,14 +137,14 @@ public final class VirtualDisplay: Display {
     public init(size: PixelSize, clock: KioskClock = MonotonicClock.shared) {
         self.size = size
         self.clock = clock
-        screen = PixelBuffer(size: size)
+        screen = PixelMemory.blackBuffer(size: size)
     }
 
     /// A screen of another size, black until the next frame (tests of a resized window).
     public func resize(to new: PixelSize) {
         guard new != size else { return }
         size = new
-        screen = PixelBuffer(size: new)
+        screen = PixelMemory.blackBuffer(size: new)
         onResize?()
     }
 

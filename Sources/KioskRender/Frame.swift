@@ -18,7 +18,7 @@ public final class Frame {
     public init(size: PixelSize) {
         let w = max(size.width, 1)
         let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(w)))
-        buffer = PixelBuffer(size: size, stride: stride)
+        buffer = PixelMemory.blackBuffer(size: size, stride: stride)
         surface = Self.surface(over: buffer)
         guard let image = Pixman.image(over: surface) else { fatalError("pixman_image_create_bits failed: out of memory") }
         self.image = image

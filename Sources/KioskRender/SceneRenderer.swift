@@ -210,7 +210,7 @@ public final class SceneRenderer {
         cairo_restore(cr)
     }
 
-    /// A panel over other items (a bare one is filled in `repaint`).
+    /// A panel, but a translucent one on the bare background (filled in `repaint`).
     private func drawPanel(_ p: PanelShape, clip: PixelRect) {
         if p.isPixelAligned {
             // The common case (bars, overlays): a plain box fill, no path rasterising.

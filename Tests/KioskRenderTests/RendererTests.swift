@@ -125,6 +125,33 @@ import Testing
         #expect(Double(diff.differingPixels) < Double(diff.totalPixels) * 0.01, "\(diff.summary)")
     }
 
+    /// Frame-sized buffers come black from pages of their own and go back when freed; small ones
+    /// and adopted memory keep the same layout as ordinary buffers.
+    @Test func frameSizedBuffersComeBlackFromPagesOfTheirOwn() {
+        for size in [PixelSize(width: 1920, height: 1080), PixelSize(width: 3840, height: 2160), PixelSize(width: 7, height: 3)] {
+            let buffer = PixelMemory.blackBuffer(size: size, stride: size.width * 4 + 64)
+            #expect(buffer.stride == size.width * 4 + 64 && buffer.byteCount == PixelBuffer.byteCount(size: size, stride: size.width * 4 + 64))
+            let words = buffer.pixels.bindMemory(to: UInt32.self, capacity: buffer.byteCount / 4)
+            var nonZero = 0
+            for i in Swift.stride(from: 0, to: buffer.byteCount / 4, by: 97) where words[i] != 0 { nonZero += 1 }
+            #expect(nonZero == 0, "\(size): \(nonZero) words not black")
+            (buffer.pixels + (size.height - 1) * buffer.stride + (size.width - 1) * 4).storeBytes(of: 0x00FF_00FF, as: UInt32.self)
+            #expect(buffer[size.width - 1, size.height - 1] == 0x00FF_00FF)
+        }
+        final class Returned: @unchecked Sendable { var bytes = 0 }
+        let returned = Returned()
+        do {
+            let memory = UnsafeMutableRawPointer.allocate(byteCount: PixelBuffer.byteCount(size: PixelSize(width: 10, height: 4)), alignment: 64)
+            memory.initializeMemory(as: UInt8.self, repeating: 0, count: 160)
+            let adopted = PixelBuffer(size: PixelSize(width: 10, height: 4), zeroedPixels: memory) { p, n in
+                returned.bytes = n
+                p.deallocate()
+            }
+            #expect(adopted.stride == 40 && adopted[9, 3] == 0)
+        }
+        #expect(returned.bytes == 160, "the adopted memory was not given back")
+    }
+
     /// A lifted drag bubble's shadow comes from a sprite blended at the shadow's opacity: around
     /// the bubble (where only the shadow is) within two levels of its gradient drawn with paths,
     /// at any lift and sub-pixel place, and there at all (darker than the background).

@@ -1,11 +1,10 @@
-// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify, wmemset, mallopt), wrapped
+// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify, wmemset), wrapped
 // in small functions whose names say where they come from.
 #ifndef CLINUX_H
 #define CLINUX_H
 
 #include <signal.h>
 #include <errno.h>
-#include <malloc.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -25,12 +24,6 @@
 /// Sets `count` 32-bit words to `value` with glibc's wmemset (wchar_t is 32 bits on Linux).
 static inline void CLinux_fill32(uint32_t *words, uint32_t value, size_t count) {
     wmemset((wchar_t *)words, (wchar_t)value, count);
-}
-
-/// Serves allocations of at least `bytes` from mmap, handing them back to the system when
-/// freed (glibc otherwise raises its threshold after the first large free); 1 on success.
-static inline int CLinux_malloc_mmap_threshold(int bytes) {
-    return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.

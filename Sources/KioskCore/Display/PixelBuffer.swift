@@ -11,19 +11,44 @@ public final class PixelBuffer {
     /// The pixels, `stride * height` bytes.
     public let pixels: UnsafeMutableRawPointer
 
+    /// Gives adopted memory back; nil for memory the buffer allocated itself.
+    private let release: ((UnsafeMutableRawPointer, Int) -> Void)?
+
     /// A black buffer of `size` (at least 1x1); `stride` defaults to `width * 4` and is rounded
     /// up to a multiple of 4.
     public init(size: PixelSize, stride: Int? = nil) {
-        width = max(size.width, 1)
-        height = max(size.height, 1)
-        let minimum = width * 4
-        self.stride = (max(stride ?? minimum, minimum) + 3) / 4 * 4
+        (width, height, self.stride) = Self.layout(size, stride)
         // Cache-line alignment helps the SIMD fills and copies in pixman and memcpy.
         pixels = UnsafeMutableRawPointer.allocate(byteCount: self.stride * height, alignment: 64)
         pixels.initializeMemory(as: UInt8.self, repeating: 0, count: self.stride * height)
+        release = nil
     }
 
-    deinit { pixels.deallocate() }
+    /// A black buffer over memory the caller has allocated, `byteCount(size:stride:)` bytes
+    /// already zero (fresh pages from the system, which need no clearing); `release` gives it
+    /// back when the buffer goes.
+    public init(size: PixelSize, stride: Int? = nil, zeroedPixels: UnsafeMutableRawPointer,
+                release: @escaping (UnsafeMutableRawPointer, Int) -> Void) {
+        (width, height, self.stride) = Self.layout(size, stride)
+        pixels = zeroedPixels
+        self.release = release
+    }
+
+    /// The bytes a buffer of `size` and `stride` takes (both as the initialisers round them).
+    public static func byteCount(size: PixelSize, stride: Int? = nil) -> Int {
+        let l = layout(size, stride)
+        return l.stride * l.height
+    }
+
+    private static func layout(_ size: PixelSize, _ stride: Int?) -> (width: Int, height: Int, stride: Int) {
+        let width = max(size.width, 1), height = max(size.height, 1)
+        let minimum = width * 4
+        return (width, height, (max(stride ?? minimum, minimum) + 3) / 4 * 4)
+    }
+
+    deinit {
+        if let release { release(pixels, byteCount) } else { pixels.deallocate() }
+    }
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
     public var byteCount: Int { stride * height }
