@@ -60,14 +60,6 @@ public final class PixelBuffer {
         return pixels.load(fromByteOffset: y * stride + x * 4, as: UInt32.self) & 0x00FF_FFFF
     }
 
-    /// Fills the whole buffer with one opaque colour.
-    public func fill(_ color: RGBColor) {
-        let value = color.xrgb
-        for y in 0..<height {
-            (pixels + y * stride).initializeMemory(as: UInt32.self, repeating: value, count: width)
-        }
-    }
-
     /// Copies `rect` (clipped to the buffer) into memory of the same layout at the same position:
     /// what a display does with each damaged rectangle when the picture is not turned.
     public func copy(_ rect: PixelRect, to destination: UnsafeMutableRawPointer, destinationStride: Int) {
