@@ -1,4 +1,3 @@
-import Glibc
 import KioskCore
 import KioskPlatform
 import KioskRender
@@ -191,5 +190,4 @@ struct Benchmark {
         }
         return Timing(samples)
     }
-
 }
