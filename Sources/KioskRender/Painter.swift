@@ -49,9 +49,10 @@ enum Painter {
     /// Fills the current path with a gradient `pattern` through an image of it. Filled
     /// straight, cairo composites a gradient row by row through pixman's general path, and each
     /// of those calls clears 24 KB of scanline buffers (callgrind at 800x480: memset 28.7% of
-    /// all instructions, 123,390 calls, from gradient fills); painted once into an image that then fills the path, the gradient costs one
-    /// such call and the fill takes pixman's fast paths. The image covers the path's extents
-    /// inside the clip, in device pixels, so the gradient is sampled at the same pixel centres.
+    /// all instructions, 123,390 calls, from gradient fills); painted once into an image that
+    /// then fills the path, the gradient costs one such call and the fill takes pixman's fast
+    /// paths. The image covers the path's extents inside the clip, in device pixels, so the
+    /// gradient is sampled at the same pixel centres.
     static func fillWithGradient(_ cr: OpaquePointer, _ pattern: OpaquePointer) {
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)

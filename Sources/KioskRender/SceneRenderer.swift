@@ -147,12 +147,15 @@ public final class SceneRenderer {
     /// sprite over the background is drawn from its paths straight onto it, so it is the very
     /// pixels its paths would draw there. Nil for shapes without one at this size.
     private func placedSprite(_ shape: SceneShape, onBackground background: RGBColor?) -> PlacedSprite? {
+        // The sprite itself, or its flattened twin (same size, anchor and advance).
+        func chosen(_ key: SpriteKey, opacity: Double) -> (sprite: Sprite, replacing: Bool) {
+            if let background, opacity >= 1 { return (cache.sprite(.onBackground(key, background)), true) }
+            return (cache.sprite(key), false)
+        }
         func placed(_ key: SpriteKey, _ point: Vector2, opacity: Double = 1) -> PlacedSprite? {
             guard opacity > 0 else { return nil }
-            if let background, opacity >= 1 {
-                return PlacedSprite(cache.sprite(.onBackground(key, background)), anchoredAt: point, opacity: 1, replacing: true)
-            }
-            return PlacedSprite(cache.sprite(key), anchoredAt: point, opacity: opacity, replacing: false)
+            let c = chosen(key, opacity: opacity)
+            return PlacedSprite(c.sprite, anchoredAt: point, opacity: c.replacing ? 1 : opacity, replacing: c.replacing)
         }
         switch shape {
         case .bubble(let b):
@@ -165,13 +168,14 @@ public final class SceneRenderer {
         case .button(let b):
             return placed(SpriteCache.key(b), Vector2(b.rect.x, b.rect.y))
         case .text(let t):
-            let key = SpriteCache.key(t)
+            let c = chosen(SpriteCache.key(t), opacity: 1)
             let shift: Double = switch t.alignment {
             case .left: 0
-            case .center: cache.sprite(key).advance / 2
-            case .right: cache.sprite(key).advance
+            case .center: c.sprite.advance / 2
+            case .right: c.sprite.advance
             }
-            return placed(key, Vector2(t.position.x - shift, t.position.y))
+            return PlacedSprite(c.sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), opacity: 1,
+                                replacing: c.replacing)
         case .goal(let g):
             guard let (key, anchor) = SpriteCache.key(g, background: background) else { return nil }
             return PlacedSprite(cache.sprite(key), anchoredAt: anchor, opacity: 1, replacing: background != nil)

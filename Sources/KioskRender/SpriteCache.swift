@@ -6,7 +6,7 @@ import KioskCore
 final class Sprite {
     let surface: OpaquePointer
     /// The same pixels for pixman (nil only if it had no memory: then the sprite is not drawn).
-    private(set) var image: OpaquePointer?
+    let image: OpaquePointer?
     let width: Int
     let height: Int
     /// Where the shape's anchor (a centre, a corner or a baseline origin) lies in the sprite.
