@@ -44,15 +44,32 @@ import Testing
     }
 
     @Test func aStableConnectionResetsTheDelay() {
-        var b = ReconnectBackoff(seed: 3, jitter: 0)
+        var b = ReconnectBackoff(seed: 3, jitter: 0, spread: .zero)
         var t = TimeStamp.zero
         for _ in 0..<5 { t = t + b.delay(afterFailureAt: t) }
         #expect(b.base == .seconds(32))
         b.connected(at: t)
         t = t + .seconds(30)
-        #expect(b.delay(afterFailureAt: t) == .seconds(1))
-        #expect(b.failures == 1)
+        #expect(b.delay(afterFailureAt: t) == .zero, "the loss of a lasting connection: at once, with no spread")
+        #expect(b.failures == 0)
+        #expect(b.delay(afterFailureAt: t) == .seconds(1), "then from the first delay again")
         #expect(b.delay(afterFailureAt: t + .seconds(1)) == .seconds(2))
+    }
+
+    /// A fleet that loses its broker together comes back over the spread, not in one second.
+    @Test func aFleetThatLostALastingConnectionComesBackOverTheSpread() {
+        let n = 1000
+        var perSecond = [Int](repeating: 0, count: 11)
+        for i in 0..<n {
+            var b = ReconnectBackoff(seed: ReconnectBackoff.seed("bubble-kiosk-k\(i)"))
+            b.connected(at: .zero)
+            let d = b.delay(afterFailureAt: TimeStamp.zero + .seconds(3600))
+            #expect(d >= .zero && d <= ReconnectBackoff.defaultSpread, "\(d)")
+            perSecond[Int(d.inSeconds)] += 1
+        }
+        // Evenly over 10 s: about 100 a second; never the whole fleet at once.
+        #expect(perSecond.max()! < 150, "\(perSecond)")
+        #expect(perSecond.prefix(10).allSatisfy { $0 > 50 }, "\(perSecond)")
     }
 
     @Test func aConnectionThatDropsAtOnceKeepsDoubling() {

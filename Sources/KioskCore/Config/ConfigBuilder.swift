@@ -169,6 +169,20 @@ public struct ConfigBuilder: Sendable {
             low.copy(from: defaults, to: &settings)
             high.copy(from: defaults, to: &settings)
         }
+        for pairing in schema.pairings {
+            guard let first = schema.key(pairing.section, pairing.first),
+                  let second = schema.key(pairing.section, pairing.second) else {
+                preconditionFailure("config pairing names an unknown key: \(pairing)")
+            }
+            let (firstSet, secondSet) = (first.isSet(in: settings), second.isSet(in: settings))
+            guard firstSet != secondSet else { continue }
+            let (set, missing) = firstSet ? (first, second) : (second, first)
+            guard let origin = origins[set.id] else { continue }
+            diagnostics.append(.error(origin.file, origin.line,
+                "\(set.name): needs \(missing.name) as well (both or neither), got '\(echoed(origin.text))' without it"))
+            first.copy(from: defaults, to: &settings)
+            second.copy(from: defaults, to: &settings)
+        }
         return ConfigResult(settings: settings, diagnostics: diagnostics, files: files, unreadableFiles: unreadableFiles)
     }
 }

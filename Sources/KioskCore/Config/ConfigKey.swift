@@ -138,6 +138,12 @@ public struct ConfigKey: Sendable {
         }
     }
 
+    /// Whether a path key names a file (not `auto`); false for every other kind.
+    public func isSet(in settings: Settings) -> Bool {
+        if case .path(let path) = kind { return settings[keyPath: path] != nil }
+        return false
+    }
+
     /// Copies this key's field from `source`; used to fall back to defaults.
     public func copy(from source: Settings, to target: inout Settings) {
         switch kind {

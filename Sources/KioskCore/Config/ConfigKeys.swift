@@ -243,9 +243,13 @@ extension ConfigSchema {
                   "Home Assistant's discovery prefix; nothing: no discovery messages"),
         ConfigKey("mqtt", "keepalive_s", .int(\.mqtt.keepaliveS, 5...3600),
                   "Seconds between pings while idle; the broker declares the kiosk offline after 1.5 times this without a word"),
+        ConfigKey("mqtt", "reconnect_spread_s", .double(\.mqtt.reconnectSpreadS, 0...3600),
+                  "After losing the broker, the first try comes at a random time up to this many seconds later, so a fleet comes back spread out (a fleet of N: about N / this a second)"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),
         ConfigOrdering("joystick", "start_bubbles", "max_bubbles"),
+    ], pairings: [
+        ConfigPairing("mqtt", "cert_file", "key_file"),
     ])
 }

@@ -11,15 +11,31 @@ public struct ConfigOrdering: Sendable {
     }
 }
 
+/// A cross-check between two path keys of one section that only make sense together (a client
+/// certificate and its key): both set, or neither.
+public struct ConfigPairing: Sendable {
+    public let section: String
+    public let first: String
+    public let second: String
+
+    public init(_ section: String, _ first: String, _ second: String) {
+        self.section = section
+        self.first = first
+        self.second = second
+    }
+}
+
 /// Every known key and cross-check; the single table the parser, loader and renderer share.
 public struct ConfigSchema: Sendable {
     public let keys: [ConfigKey]
     public let orderings: [ConfigOrdering]
+    public let pairings: [ConfigPairing]
     private let index: [String: Int]
 
-    public init(keys: [ConfigKey], orderings: [ConfigOrdering] = []) {
+    public init(keys: [ConfigKey], orderings: [ConfigOrdering] = [], pairings: [ConfigPairing] = []) {
         self.keys = keys
         self.orderings = orderings
+        self.pairings = pairings
         var index: [String: Int] = [:]
         for (i, key) in keys.enumerated() {
             precondition(index[key.id] == nil, "config key \(key.id) is listed twice")

@@ -351,6 +351,9 @@ public struct MQTTSettings: Equatable, Sendable {
     /// Empty turns Home Assistant discovery off.
     public var discoveryPrefix = FleetNames.defaultDiscoveryPrefix
     public var keepaliveS = 30
+    /// After losing a connection that had lasted, the first try comes at a random time from 0 to
+    /// this many seconds, so a fleet does not come back all at once (`ReconnectBackoff.spread`).
+    public var reconnectSpreadS = 10.0
 
     public init() {}
 

@@ -8,19 +8,26 @@
 ///
 /// Each delay is the base scaled by a factor in [1 - `jitter`, 1] drawn from a generator
 /// seeded by the caller (the kiosk seeds it from its client id): the same kiosk waits the same
-/// on every run (tests, logs), while a fleet that lost its broker together spreads its
-/// attempts out instead of coming back all at the same instant. Never above `maximum`.
+/// on every run (tests, logs). Never above `maximum`.
+///
+/// The loss of a stable connection is what a whole fleet sees at the same instant (the broker
+/// restarted, its network went away): the first attempt after it comes at a time drawn evenly
+/// from 0 to `spread` instead, so a fleet of N comes back at about N / `spread` a second rather
+/// than all within the same second.
 public struct ReconnectBackoff: Sendable {
     public static let defaultFirst: Duration = .seconds(1)
     public static let defaultMaximum: Duration = .seconds(60)
     public static let defaultStable: Duration = .seconds(30)
     /// Half the base at most: a factor of two between the fleet's earliest and latest retry.
     public static let defaultJitter = 0.5
+    /// 10 s: a kiosk is back within seconds, and a fleet of 10,000 comes at about 1,000 a second.
+    public static let defaultSpread: Duration = .seconds(10)
 
     public let first: Duration
     public let maximum: Duration
     public let stable: Duration
     public let jitter: Double
+    public let spread: Duration
     private var generator: SeededGenerator
     /// The un-jittered delay the next failure waits.
     public private(set) var base: Duration
@@ -30,12 +37,13 @@ public struct ReconnectBackoff: Sendable {
     public private(set) var connectedAt: TimeStamp?
 
     public init(seed: UInt64, first: Duration = defaultFirst, maximum: Duration = defaultMaximum,
-                stable: Duration = defaultStable, jitter: Double = defaultJitter) {
+                stable: Duration = defaultStable, jitter: Double = defaultJitter, spread: Duration = defaultSpread) {
         precondition(first > .zero && maximum >= first, "a backoff needs 0 < first <= maximum")
         self.first = first
         self.maximum = maximum
         self.stable = stable
         self.jitter = min(max(jitter, 0), 1)
+        self.spread = max(spread, .zero)
         self.base = first
         generator = SeededGenerator(seed: seed)
     }
@@ -51,6 +59,9 @@ public struct ReconnectBackoff: Sendable {
         if let since = connectedAt, now - since >= stable {
             base = first
             failures = 0
+            connectedAt = nil
+            // The next failure (the broker still away) waits `first`, jittered, and so on.
+            return spread * generator.unit()
         }
         connectedAt = nil
         let wait = base * (1 - jitter * generator.unit())
