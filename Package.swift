@@ -24,11 +24,14 @@ let package = Package(
         .target(name: "CLinux"),
         // The fleet's MQTT connection (libmosquitto, driven by a worker thread of ours).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // OpenSSL under libmosquitto: the TLS context the connection hands it, to learn why a
+        // broker's certificate was refused.
+        .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPixman", "CLinux"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto"]),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto", "CSSL"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
         .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
         // The commands (argument parsing, backend wiring) as a library both executables link;

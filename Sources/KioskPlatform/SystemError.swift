@@ -17,8 +17,11 @@ public struct SystemError: Error, CustomStringConvertible {
 
     public var description: String {
         // The context is often a path from the command line or a directory listing.
-        "\(echoed(context, limit: 200)): \(String(cString: strerror(errno))) (\(call), errno \(errno))"
+        "\(echoed(context, limit: 200)): \(reason)"
     }
+
+    /// What went wrong without the context, for a line that names the file itself.
+    public var reason: String { "\(String(cString: strerror(errno))) (\(call), errno \(errno))" }
 }
 
 /// The one EINTR loop: calls `body` again while `interrupted` says its result means "interrupted

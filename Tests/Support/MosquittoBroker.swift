@@ -51,6 +51,19 @@ public final class MosquittoBroker {
         return base + ".pem"
     }
 
+    /// A certificate for `subjectAltName` signed by the CA `ca` (made by `makeCertificate` in
+    /// the same folder), valid for `days` (negative: expired already), with its key; its path.
+    public static func makeSignedCertificate(in folder: String, name: String, ca: String, subjectAltName: String,
+                                             days: Int) throws -> String {
+        let base = folder + "/" + name
+        let command = "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=\(name) "
+            + "-keyout \(base).key -out \(base).csr 2>/dev/null && printf 'subjectAltName=\(subjectAltName)\\n' > \(base).ext && "
+            + "openssl x509 -req -in \(base).csr -CA \(folder)/\(ca).pem -CAkey \(folder)/\(ca).key -CAcreateserial "
+            + "-days \(days) -extfile \(base).ext -out \(base).pem 2>/dev/null"
+        guard system(command) == 0 else { throw Failure(description: "openssl could not sign a certificate: \(command)") }
+        return base + ".pem"
+    }
+
     deinit { kill() }
 
     /// Starts the broker and waits (up to 5 s) until it accepts connections.

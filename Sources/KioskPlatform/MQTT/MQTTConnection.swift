@@ -1,4 +1,5 @@
 internal import CMosquitto
+internal import CSSL
 import Glibc
 import KioskCore
 
@@ -26,12 +27,12 @@ public final class MQTTConnection {
     /// `SystemError` for a TLS file that cannot be read) naming the file or setting and why.
     public init(endpoint: MQTTEndpoint) throws {
         guard Self.libraryReady == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTSetupError("mqtt: libmosquitto did not initialise: \(MQTTSession.words(Self.libraryReady))")
+            throw MQTTSetupError("libmosquitto did not initialise: \(MQTTSession.words(Self.libraryReady))")
         }
         if endpoint.tls { try Self.checkTLSFiles(endpoint) }
         let clientID = endpoint.clientID.isEmpty ? nil : endpoint.clientID
         guard let mosq = mosquitto_new(clientID, true, nil) else {
-            throw SystemError("mosquitto_new", "mqtt client \(echoed(endpoint.clientID))")
+            throw SystemError("mosquitto_new", "client id \(echoed(endpoint.clientID))")
         }
         let handle = MosquittoHandle(raw: mosq)
         do {
@@ -64,6 +65,9 @@ public final class MQTTConnection {
     /// Incoming messages dropped because more than 256 waited for the loop already.
     public var droppedMessages: Int { session.droppedMessages.load(ordering: .relaxed) }
 
+    /// Incoming messages dropped unread for their size (`MQTTEndpoint.maximumIncomingPayload`).
+    public var oversizedMessages: Int { session.oversizedMessages.load(ordering: .relaxed) }
+
     /// Starts the worker; `deliver` gets the notices on the loop's thread, oldest first. Call
     /// once, after the loop exists (the worker inherits its blocked signals).
     public func start(on loop: EventLoop, _ deliver: @escaping ([MQTTNotice]) -> Void) throws {
@@ -71,8 +75,10 @@ public final class MQTTConnection {
         let session = self.session
         session.notices.attach(to: loop, name: "mqtt") { notices in
             let messages = notices.reduce(0) { n, notice in
-                if case .message = notice { return n + 1 }
-                return n
+                switch notice {
+                case .message, .oversized: return n + 1
+                default: return n
+                }
             }
             if messages > 0 { session.undelivered.wrappingSubtract(messages, ordering: .relaxed) }
             deliver(notices)
@@ -194,7 +200,7 @@ public final class MQTTConnection {
     private func configure(_ mosq: OpaquePointer, _ endpoint: MQTTEndpoint) throws {
         func check(_ rc: Int32, _ what: String) throws {
             if rc != MOSQ_ERR_SUCCESS.rawValue {
-                throw MQTTSetupError("mqtt: \(what): \(MQTTSession.words(rc))")
+                throw MQTTSetupError("\(what): \(MQTTSession.words(rc))")
             }
         }
         try check(mosquitto_threaded_set(mosq, true), "threaded mode")
@@ -205,7 +211,10 @@ public final class MQTTConnection {
         if endpoint.username != nil || endpoint.password != nil {
             try check(mosquitto_username_pw_set(mosq, endpoint.username ?? "", endpoint.password), "user name and password")
         }
+        // Told at every connect (MQTT 5); a 3.1.1 broker is answered in kind (MQTTSession.run).
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "MQTT 5")
         guard endpoint.tls else { return }
+        try useOwnTLSContext(mosq)
         // Without a CA file, the system's CAs (Debian's ca-certificates) are trusted.
         let caPath: String? = endpoint.caFile == nil ? "/etc/ssl/certs" : nil
         try check(mosquitto_tls_set(mosq, endpoint.caFile, caPath, endpoint.certFile, endpoint.keyFile, nil),
@@ -215,21 +224,62 @@ public final class MQTTConnection {
         try check(mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil), "TLS options")
     }
 
-    /// Every TLS file named must be readable by the kiosk's user now: libmosquitto's own check
-    /// says only "invalid", and OpenSSL's later one arrives as a failed connection.
+    /// A TLS context of the kiosk's own, which libmosquitto sets up as it would its own (CA
+    /// files, TLS version). The kiosk checks the broker's certificate itself, with OpenSSL's own
+    /// chain, expiry and host name checks, so that a refusal says why: libmosquitto logs only
+    /// "certificate verify failed" for an expired certificate and an unknown CA alike (and
+    /// 2.0.11's own check cannot work with a context it did not make).
+    private func useOwnTLSContext(_ mosq: OpaquePointer) throws {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw MQTTSetupError("cannot make a TLS context (OpenSSL)")
+        }
+        // libmosquitto takes its own reference.
+        defer { SSL_CTX_free(context) }
+        let me = Unmanaged.passUnretained(session).toOpaque()
+        SSL_CTX_set_ex_data(context, 0, me)
+        SSL_CTX_set_cert_verify_callback(context, { store, data in
+            guard let store, let data else { return 0 }
+            let session = Unmanaged<MQTTSession>.fromOpaque(data).takeUnretainedValue()
+            // OpenSSL's checks alone (libmosquitto's per-certificate callback replaced), with the
+            // broker's name or address to match: the certificate must be for the host dialled.
+            X509_STORE_CTX_set_verify_cb(store) { ok, _ in ok }
+            let param = X509_STORE_CTX_get0_param(store)
+            if X509_VERIFY_PARAM_set1_ip_asc(param, session.endpoint.host) != 1 {
+                X509_VERIFY_PARAM_set1_host(param, session.endpoint.host, 0)
+            }
+            let ok = X509_verify_cert(store)
+            if ok <= 0 { session.onCertificateRefused(X509_STORE_CTX_get_error(store)) }
+            return ok
+        }, me)
+        // What the broker says when it refuses the kiosk (a client certificate it wants).
+        SSL_CTX_set_info_callback(context) { ssl, place, value in
+            // Fatal alerts only: a close_notify ends every clean TLS connection.
+            guard place & SSL_CB_ALERT != 0, place & SSL_CB_READ != 0, (value >> 8) & 0xFF == 2, let ssl,
+                  let context = SSL_get_SSL_CTX(ssl), let data = SSL_CTX_get_ex_data(context, 0) else { return }
+            Unmanaged<MQTTSession>.fromOpaque(data).takeUnretainedValue()
+                .onTLSRefusal("the broker refused the kiosk: " + String(cString: SSL_alert_desc_string_long(value)))
+        }
+        let rc = mosquitto_void_option(mosq, MOSQ_OPT_SSL_CTX, UnsafeMutableRawPointer(context))
+        if rc != MOSQ_ERR_SUCCESS.rawValue { throw MQTTSetupError("the TLS context: \(MQTTSession.words(rc))") }
+    }
+
+    /// Every TLS file named must be a regular file the kiosk's user can read now (libmosquitto's
+    /// own check says only "invalid", OpenSSL's later one arrives as a failed connection, and a
+    /// FIFO would hang both): read through the one reader that refuses anything else.
     private static func checkTLSFiles(_ endpoint: MQTTEndpoint) throws {
         if (endpoint.certFile == nil) != (endpoint.keyFile == nil) {
-            throw MQTTSetupError("mqtt: a client certificate needs its key file and a key file its certificate")
+            throw MQTTSetupError("a client certificate needs its key file and a key file its certificate (cert_file and key_file)")
         }
-        for (what, path) in [("CA file", endpoint.caFile), ("certificate file", endpoint.certFile),
-                             ("key file", endpoint.keyFile)] {
+        for (key, path) in [("ca_file", endpoint.caFile), ("cert_file", endpoint.certFile), ("key_file", endpoint.keyFile)] {
             guard let path else { continue }
-            let fd = uninterrupted { open(path, O_RDONLY | O_CLOEXEC) }
-            if fd < 0 { throw SystemError("open", "mqtt \(what) \(path)") }
-            defer { close(fd) }
-            // A folder opens but cannot be read: EISDIR names the mistake.
-            var byte: UInt8 = 0
-            if uninterrupted({ read(fd, &byte, 1) }) < 0 { throw SystemError("read", "mqtt \(what) \(path)") }
+            do {
+                // PEM files are small; a large one is not a certificate.
+                _ = try FileSystem.readBytes(path, limit: 1 << 20)
+            } catch let refusal as FileRefusal {
+                throw MQTTSetupError("\(key) \(echoed(path, limit: 200)): \(refusal)")
+            } catch let error as SystemError {
+                throw MQTTSetupError("\(key) \(echoed(path, limit: 200)): \(error.reason)")
+            }
         }
     }
 }

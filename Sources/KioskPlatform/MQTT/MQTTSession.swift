@@ -1,4 +1,5 @@
 internal import CMosquitto
+internal import CSSL
 import Glibc
 import KioskCore
 import Synchronization
@@ -31,12 +32,19 @@ final class MQTTSession: Sendable {
 
     /// What one connection attempt learnt, for the reason of its end.
     struct Attempt {
-        /// The CONNACK's refusal ("not authorised"), when the broker said no.
-        var refusal: String?
+        /// The CONNACK's refusal code (MQTT 3.1.1's 1-5 or MQTT 5's reason code), when the
+        /// broker said no.
+        var refusal: Int32?
         /// libmosquitto's error-level log lines (OpenSSL's words among them).
         var logLines: [String] = []
         /// When the broker accepted the connection.
         var acceptedAt: TimeStamp?
+        /// What the disconnect callback said: a libmosquitto error code, or (128 and up) the
+        /// reason of an MQTT 5 DISCONNECT from the broker.
+        var disconnect: Int32?
+        /// Why OpenSSL refused the broker's certificate ("certificate has expired"), or the TLS
+        /// alert either side sent.
+        var tlsReason: String?
     }
 
     /// Who frees the libmosquitto client: stop, after the worker ended, or the worker itself
@@ -58,6 +66,10 @@ final class MQTTSession: Sendable {
     let undelivered = Atomic<Int>(0)
     let droppedMessages = Atomic<Int>(0)
     let droppedPublishes = Atomic<Int>(0)
+    /// Messages longer than `endpoint.maximumIncomingPayload`, dropped unread.
+    let oversizedMessages = Atomic<Int>(0)
+    /// MQTT 5 until a broker refuses it, then 3.1.1 for the rest of the process (the worker's).
+    let protocolVersion = Atomic<Int32>(MQTT_PROTOCOL_V5)
     let outgoing = Mutex(MQTTOutgoing())
     let attempt = Mutex(Attempt())
     let lifecycle = Mutex(Lifecycle.running)
@@ -79,7 +91,7 @@ final class MQTTSession: Sendable {
     func installCallbacks() {
         let mosq = handle.raw
         mosquitto_connect_callback_set(mosq) { _, userdata, rc in MQTTSession.from(userdata).onConnect(rc) }
-        mosquitto_disconnect_callback_set(mosq) { _, userdata, _ in MQTTSession.from(userdata).onDisconnect() }
+        mosquitto_disconnect_callback_set(mosq) { _, userdata, rc in MQTTSession.from(userdata).onDisconnect(rc) }
         mosquitto_publish_callback_set(mosq) { _, userdata, mid in MQTTSession.from(userdata).onPublish(mid) }
         mosquitto_message_callback_set(mosq) { _, userdata, message in
             guard let m = message?.pointee else { return }
@@ -93,23 +105,28 @@ final class MQTTSession: Sendable {
 
     private func onConnect(_ rc: Int32) {
         guard rc == 0 else {
-            attempt.withLock { $0.refusal = Self.refusal(rc) }
+            attempt.withLock { $0.refusal = rc }
             return
         }
         attempt.withLock { $0.acceptedAt = EventLoop.now() }
+        let v5 = protocolVersion.load(ordering: .relaxed) == MQTT_PROTOCOL_V5
         for topic in endpoint.subscriptions {
             // Queued for the worker to write; it fails only for a malformed filter, which the
-            // broker would have refused anyway: the log line says so.
-            let r = mosquitto_subscribe(handle.raw, nil, topic, 0)
+            // broker would have refused anyway: the log line says so. In MQTT 5 a message keeps
+            // the retain flag it was published with, so a command published retained is known as
+            // such the first time too (3.1.1 clears the flag for existing subscriptions).
+            let r = v5 ? mosquitto_subscribe_v5(handle.raw, nil, topic, 0, Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue), nil)
+                       : mosquitto_subscribe(handle.raw, nil, topic, 0)
             if r != MOSQ_ERR_SUCCESS.rawValue { onErrorLog("subscribing to \(echoed(topic)): \(Self.words(r))") }
         }
         connected.store(true, ordering: .sequentiallyConsistent)
         notices.post(.connected)
     }
 
-    private func onDisconnect() {
+    private func onDisconnect(_ rc: Int32) {
         connected.store(false, ordering: .sequentiallyConsistent)
         outgoing.withLock { $0.reset() }
+        attempt.withLock { if $0.disconnect == nil { $0.disconnect = rc } }
     }
 
     private func onPublish(_ mid: Int32) {
@@ -124,10 +141,39 @@ final class MQTTSession: Sendable {
         }
         let topic = m.topic.map { String(cString: $0) } ?? ""
         let count = Int(max(m.payloadlen, 0))
+        undelivered.wrappingAdd(1, ordering: .relaxed)
+        // Larger than any message the kiosk takes: not copied (libmosquitto frees its own copy).
+        guard count <= endpoint.maximumIncomingPayload else {
+            oversizedMessages.wrappingAdd(1, ordering: .relaxed)
+            notices.post(.oversized(topic: topic, bytes: count))
+            return
+        }
         let payload = count == 0 || m.payload == nil
             ? [] : Array(UnsafeRawBufferPointer(start: m.payload, count: count))
-        undelivered.wrappingAdd(1, ordering: .relaxed)
-        notices.post(.message(topic: topic, payload: payload))
+        notices.post(.message(topic: topic, payload: payload, retained: m.retain))
+    }
+
+    /// OpenSSL's callbacks on the worker during a handshake: the verdict on the broker's
+    /// certificate, or else a fatal alert sent or received (libmosquitto logs only "certificate
+    /// verify failed" for an expired certificate and an unknown CA alike). The first one said
+    /// is the reason.
+    func onTLSRefusal(_ why: String) {
+        attempt.withLock { a in
+            if a.tlsReason == nil { a.tlsReason = why }
+        }
+    }
+
+    /// OpenSSL refused the broker's certificate with X509 error `code`.
+    func onCertificateRefused(_ code: Int32) {
+        switch code {
+        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
+            onTLSRefusal("the broker's certificate is not for \(echoed(endpoint.host, limit: 100))")
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+            onTLSRefusal("the broker's certificate is not signed by a CA the kiosk trusts (ca_file): "
+                         + String(cString: X509_verify_cert_error_string(Int(code))))
+        default:
+            onTLSRefusal("the broker's certificate: " + String(cString: X509_verify_cert_error_string(Int(code))))
+        }
     }
 
     private func onErrorLog(_ line: String) {
@@ -141,12 +187,13 @@ final class MQTTSession: Sendable {
     /// The worker's body: connect, run libmosquitto's loop while connected, and after every
     /// failure or loss post `.lost` and wait out the backoff; until stop.
     func run(seed: UInt64) {
-        var backoff = ReconnectBackoff(seed: seed)
+        var backoff = ReconnectBackoff(seed: seed, spread: endpoint.reconnectSpread)
+        var closedInARow = 0
         let host = endpoint.host, port = Int32(clamping: endpoint.port)
         let keepalive = Int32(min(max(endpoint.keepaliveS, 5), 65535))
         while !stopping.load(ordering: .sequentiallyConsistent) {
             attempt.withLock { $0 = Attempt() }
-            var rc = mosquitto_connect(handle.raw, host, port, keepalive)
+            var rc = connect(host: host, port: port, keepalive: keepalive)
             var error = errno
             if rc == MOSQ_ERR_SUCCESS.rawValue {
                 (rc, error) = runConnection()
@@ -155,13 +202,36 @@ final class MQTTSession: Sendable {
             }
             if stopping.load(ordering: .sequentiallyConsistent) { break }
             let learnt = attempt.withLock { $0 }
+            if learnt.refusal == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue), protocolVersion.load(ordering: .relaxed) == MQTT_PROTOCOL_V5 {
+                // An MQTT 3.1.1 broker: once more at once in its protocol, and so on from now.
+                protocolVersion.store(MQTT_PROTOCOL_V311, ordering: .relaxed)
+                mosquitto_int_option(handle.raw, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+                notices.post(.remark("the broker does not speak MQTT 5: going on in MQTT 3.1.1, where it cannot be "
+                                     + "told the largest message the kiosk takes (\(endpoint.maximumIncomingPayload) bytes)"))
+                continue
+            }
             if let at = learnt.acceptedAt { backoff.connected(at: at) }
-            notices.post(.lost(Self.reason(rc, errno: error, learnt)))
+            // MQTT 3.1.1 and mosquitto 2.0 say nothing when another client takes the id: the
+            // broker just closes. Twice in a row, with a reconnection accepted in between, it
+            // is no restart.
+            closedInARow = Self.closedByTheBroker(rc, learnt) ? closedInARow + 1 : 0
+            notices.post(.lost(closedInARow >= 2 ? takenOver(again: true) : reason(rc, errno: error, learnt)))
             let delay = backoff.delay(afterFailureAt: EventLoop.now())
             // Stop posts to `wake`: the sleep ends at once then.
             _ = wake.wait(timeoutMS: Int32(clamping: (delay.wholeMicroseconds + 999) / 1000))
         }
         finish()
+    }
+
+    /// One attempt: MQTT 5 with the maximum packet size, or plain 3.1.1 after a broker refused 5.
+    private func connect(host: String, port: Int32, keepalive: Int32) -> Int32 {
+        guard protocolVersion.load(ordering: .relaxed) == MQTT_PROTOCOL_V5 else {
+            return mosquitto_connect(handle.raw, host, port, keepalive)
+        }
+        var properties: OpaquePointer?
+        defer { mosquitto_property_free_all(&properties) }
+        let added = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), endpoint.maximumPacketSize)
+        return mosquitto_connect_bind_v5(handle.raw, host, port, keepalive, nil, added == MOSQ_ERR_SUCCESS.rawValue ? properties : nil)
     }
 
     /// mosquitto_loop until the connection ends (its result code and errno), or, once stop asked
@@ -199,24 +269,68 @@ final class MQTTSession: Sendable {
 
     // MARK: - Reasons
 
-    /// One short line for `.lost`: the broker's refusal, else what the system, OpenSSL or
-    /// libmosquitto said.
-    static func reason(_ rc: Int32, errno error: Int32, _ learnt: Attempt) -> String {
-        if let refusal = learnt.refusal { return refusal }
-        let logged = loggedReason(learnt.logLines)
+    /// One short line for `.lost`: the broker's refusal or goodbye, else what the system,
+    /// OpenSSL or libmosquitto said, in the operator's terms.
+    func reason(_ rc: Int32, errno error: Int32, _ learnt: Attempt) -> String {
+        if let refusal = learnt.refusal { return Self.refusal(refusal) }
+        if let code = learnt.disconnect, code >= 128 {
+            if code == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) { return takenOver(again: false) }
+            return "the broker ended the connection: " + Self.lowercasedStart(String(cString: mosquitto_reason_string(code)))
+        }
+        if learnt.disconnect == MOSQ_ERR_KEEPALIVE.rawValue || rc == MOSQ_ERR_KEEPALIVE.rawValue {
+            let within = "within the keepalive (\(endpoint.keepaliveS) s)"
+            return learnt.acceptedAt == nil
+                ? "no answer to the connection request \(within): is \(endpointName) an MQTT broker?"
+                : "the broker stopped answering \(within)"
+        }
+        if let packet = Self.unrecognisedPacket(learnt.logLines) {
+            return "the other end sent an MQTT packet no broker sends (type \(packet)): is \(endpointName) an MQTT broker?"
+        }
+        let logged = Self.loggedReason(learnt.logLines)
         switch rc {
         case MOSQ_ERR_ERRNO.rawValue:
-            return lowercasedStart(String(cString: strerror(error)))
+            return Self.lowercasedStart(String(cString: strerror(error)))
         case MOSQ_ERR_EAI.rawValue:
-            return "looking up the host: " + lowercasedStart(String(cString: gai_strerror(error)))
-        case MOSQ_ERR_TLS.rawValue:
+            return "looking up the host: " + Self.lowercasedStart(String(cString: gai_strerror(error)))
+        case MOSQ_ERR_TLS.rawValue, MOSQ_ERR_TLS_HANDSHAKE.rawValue:
+            if let why = learnt.tlsReason { return "TLS: " + why }
             return "TLS: " + (logged ?? "handshake failed")
-        case MOSQ_ERR_SUCCESS.rawValue:
-            // The loop ended without an error code (the connection closed under it).
-            return logged ?? "connection closed"
+        case MOSQ_ERR_SUCCESS.rawValue, MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue:
+            // The loop ended without an error of its own (the connection closed under it).
+            if let why = learnt.tlsReason, learnt.acceptedAt == nil { return "TLS: " + why }
+            return logged ?? (learnt.acceptedAt == nil ? "the connection closed before the broker answered" : "the broker closed the connection")
         default:
-            return logged.map { words(rc) + ": " + $0 } ?? words(rc)
+            return logged.map { Self.words(rc) + ": " + $0 } ?? Self.words(rc)
         }
+    }
+
+    /// Another client connected with the kiosk's id (said by an MQTT 5 broker, or guessed).
+    private func takenOver(again: Bool) -> String {
+        (again ? "the broker closed the connection again after accepting it: another connection probably uses"
+               : "another connection took")
+            + " the client id \(echoed(endpoint.clientID, limit: 80)) (two kiosks with one node_id? each must have its own)"
+    }
+
+    /// An accepted connection the broker closed without a word or an error of ours.
+    static func closedByTheBroker(_ rc: Int32, _ learnt: Attempt) -> Bool {
+        learnt.acceptedAt != nil && learnt.logLines.isEmpty && learnt.tlsReason == nil
+            && (learnt.disconnect == nil || learnt.disconnect == MOSQ_ERR_CONN_LOST.rawValue)
+            && [MOSQ_ERR_SUCCESS.rawValue, MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue].contains(rc)
+    }
+
+    /// `host:port` for the reasons.
+    private var endpointName: String {
+        (endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host) + ":\(endpoint.port)"
+    }
+
+    /// The packet type of libmosquitto's "Unrecognised command N" (N is the type times 16).
+    static func unrecognisedPacket(_ lines: [String]) -> Int? {
+        let prefix = "Error: Unrecognised command "
+        for line in lines where line.hasPrefix(prefix) {
+            let digits = line.dropFirst(prefix.count).prefix { $0.isASCII && $0.isNumber }
+            if let n = Int(digits) { return n >> 4 }
+        }
+        return nil
     }
 
     /// libmosquitto's own words for `rc`, as a phrase ("the connection was lost").
@@ -226,9 +340,20 @@ final class MQTTSession: Sendable {
         return lowercasedStart(text)
     }
 
-    /// The CONNACK's refusal, as the broker's code names it ("not authorised").
+    /// The CONNACK's refusal, as the broker's code names it ("not authorised"): MQTT 3.1.1's
+    /// codes 1-5, MQTT 5's reason codes from 128, the common ones in the same words.
     static func refusal(_ rc: Int32) -> String {
-        var text = String(cString: mosquitto_connack_string(rc))
+        let same: [Int32: Int32] = [
+            Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue): 1, Int32(MQTT_RC_CLIENTID_NOT_VALID.rawValue): 2,
+            Int32(MQTT_RC_SERVER_UNAVAILABLE.rawValue): 3, Int32(MQTT_RC_BAD_USERNAME_OR_PASSWORD.rawValue): 4,
+            Int32(MQTT_RC_NOT_AUTHORIZED.rawValue): 5,
+        ]
+        var text: String
+        if rc < 128 || same[rc] != nil {
+            text = String(cString: mosquitto_connack_string(same[rc] ?? rc))
+        } else {
+            text = String(cString: mosquitto_reason_string(rc))
+        }
         if text.hasSuffix(".") { text.removeLast() }
         for prefix in ["Connection Refused: ", "Connection refused: "] where text.hasPrefix(prefix) {
             text.removeFirst(prefix.count)

@@ -1,3 +1,5 @@
+import KioskCore
+
 /// One message to publish (QoS 0 always: state is re-sent on reconnect, never replayed).
 public struct MQTTMessage: Sendable, Equatable {
     public var topic: String
@@ -31,10 +33,16 @@ public struct MQTTEndpoint: Sendable {
     public var will: MQTTMessage
     /// Subscribed (QoS 0) on every (re)connect.
     public var subscriptions: [String]
+    /// Incoming payloads longer than this are dropped unread (`MQTTNotice.oversized`); a broker
+    /// that speaks MQTT 5 is told a maximum packet size that keeps larger ones from being sent.
+    public var maximumIncomingPayload: Int
+    /// After losing a connection that had lasted: the first try at a random time up to this.
+    public var reconnectSpread: Duration
 
     public init(host: String, port: Int = 1883, tls: Bool = false, caFile: String? = nil, certFile: String? = nil,
                 keyFile: String? = nil, username: String? = nil, password: String? = nil, clientID: String,
-                keepaliveS: Int = 30, will: MQTTMessage, subscriptions: [String] = []) {
+                keepaliveS: Int = 30, will: MQTTMessage, subscriptions: [String] = [],
+                maximumIncomingPayload: Int = 64 << 10, reconnectSpread: Duration = ReconnectBackoff.defaultSpread) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -47,7 +55,13 @@ public struct MQTTEndpoint: Sendable {
         self.keepaliveS = keepaliveS
         self.will = will
         self.subscriptions = subscriptions
+        self.maximumIncomingPayload = max(maximumIncomingPayload, 0)
+        self.reconnectSpread = reconnectSpread
     }
+
+    /// The MQTT 5 maximum packet size the broker is told: the largest payload taken, with room
+    /// for a long topic, the fixed header and properties.
+    public var maximumPacketSize: UInt32 { UInt32(clamping: maximumIncomingPayload + 2048) }
 }
 
 /// What the connection tells the loop.
@@ -58,7 +72,14 @@ public enum MQTTNotice: Sendable, Equatable {
     /// libmosquitto's or OpenSSL's words ("connection refused", "TLS: certificate verify failed",
     /// "not authorised"). Another attempt follows after the backoff.
     case lost(String)
-    case message(topic: String, payload: [UInt8])
+    /// A message on a subscription. `retained`: it carries the retain flag: it comes from the
+    /// broker's store (handed over on subscribing), or, in MQTT 5, was published retained.
+    case message(topic: String, payload: [UInt8], retained: Bool)
+    /// A message whose payload is longer than `maximumIncomingPayload`: dropped unread.
+    case oversized(topic: String, bytes: Int)
+    /// Something about the connection worth one log line that is neither up nor down (the
+    /// broker speaks an older protocol).
+    case remark(String)
 }
 
 /// A connection that cannot be set up as configured (a file unreadable, settings libmosquitto
