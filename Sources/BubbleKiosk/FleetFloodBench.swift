@@ -71,7 +71,7 @@ enum FleetFloodBench {
             batch.reserveCapacity(batchSize)
             for i in 0..<batchSize {
                 let (topic, payload) = junk[(i + b) % junk.count]
-                batch.append(.message(topic: prefix + topic, payload: payload))
+                batch.append(.message(topic: prefix + topic, payload: payload, retained: false))
             }
             var timer = CPUTimer()
             timer.start()

@@ -35,6 +35,12 @@ public protocol LayerHost: AnyObject {
     /// What the kiosk is doing now, for figures written out of the loop (metrics).
     var liveFigures: KioskMetrics.LiveFigures { get }
     func log(_ level: Console.Level, _ message: String)
+    /// Carries out `body`, a command from afar, as one of a spell named `key` (`MQTT
+    /// volume/set`): the lines it logs go out for the spell's first command and are summed up
+    /// in one line for the rest, so a slider dragged or an automation in a loop does not flood
+    /// the log. `newEvent` false: `body` finishes the spell's latest command (its result came
+    /// later).
+    func logging(spell key: String, newEvent: Bool, _ body: () -> Void)
     /// Announces `event` to every layer, as the runtime's own (a new high score).
     func post(_ event: KioskEvent, at time: TimeStamp)
     /// The high-score lists the start and round-over screens show.

@@ -84,6 +84,8 @@ public final class KioskRuntime: LayerHost {
     var lastScreen: KioskGame.Screen
     /// The touch-test screen and the heatmap since start (`KioskRuntime+TouchTest.swift`).
     let touchTest: TouchTestState
+    /// Commands from afar that repeat: their lines folded into one per spell.
+    private let commandSpells: CommandLogSpells
 
     /// Since when no screen has been connected (nil while one is).
     var screenWaitSince: TimeStamp?
@@ -138,6 +140,8 @@ public final class KioskRuntime: LayerHost {
         ownership = DisplayOwnership(retryTimer: loop.addTimer("display-retry"))
         screenProbeTimer = loop.addTimer("screen-probe")
         touchTest = TouchTestState(timer: loop.addTimer("touch-test"))
+        commandSpells = CommandLogSpells(loop: loop)
+        commandSpells.emit = { [unowned self] level, text in logger(level, text) }
         loop.onFire(ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
         loop.onFire(screenProbeTimer) { [unowned self] now in probeForScreens(at: now) }
         loop.onFire(operatorState.timer) { [unowned self] now in screenOperator(operatorState.input.advance(to: now), at: now) }
@@ -172,7 +176,14 @@ public final class KioskRuntime: LayerHost {
         attach(ClosureLayer(event: { event, facts in observer(event, facts.time) }))
     }
 
-    public func log(_ level: Console.Level, _ message: String) { logger(level, message) }
+    public func log(_ level: Console.Level, _ message: String) {
+        if commandSpells.holds(level, message) { return }
+        logger(level, message)
+    }
+
+    public func logging(spell key: String, newEvent: Bool, _ body: () -> Void) {
+        commandSpells.during(key, newEvent: newEvent, body)
+    }
 
     /// Runs until a stop signal or `--duration`; returns the exit code.
     public func run() throws -> Int32 {

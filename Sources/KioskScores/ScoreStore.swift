@@ -343,10 +343,14 @@ public final class ScoreStore {
         }
     }
 
-    /// Today's (from local midnight, `todayStartMS`) and all-time best scores of each mode.
-    public func board(rows: Int, todayStartMS: Int64) throws(ScoreStoreError) -> ScoreBoard {
+    /// Today's (from local midnight, `todayStartMS`) and all-time best scores of each mode, and
+    /// the rounds people started today before `runStartMS` (the kiosk's start), as day `day`.
+    public func board(rows: Int, todayStartMS: Int64, runStartMS: Int64, day: Int) throws(ScoreStoreError) -> ScoreBoard {
         var board = ScoreBoard()
         do {
+            let before = try db.query("SELECT count(*) FROM rounds WHERE outcome <> 'demo' AND started_ms >= ? AND started_ms < ?",
+                                      [.int(todayStartMS), .int(runStartMS)])
+            board.roundsBeforeStart = ScoreBoard.DayCount(day: day, rounds: Int(before.first?.first?.int ?? 0))
             for mode in Round.Mode.allCases {
                 let all = try db.query("SELECT score FROM rounds WHERE ranked = 1 AND mode = ? ORDER BY score DESC, id LIMIT ?",
                                        [.text(mode.rawValue), .int(Int64(rows))]).map { Int($0[0].int) }

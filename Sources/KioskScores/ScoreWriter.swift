@@ -128,9 +128,12 @@ public final class ScoreWriter {
                 failing = true
             }
         }
+        let runStartMS = wallClock()
         func board(_ rows: Int) {
             guard let s = store else { return }
-            if let b = try? s.board(rows: max(rows, 1), todayStartMS: localMidnightMS(of: wallClock())) {
+            let now = wallClock()
+            if let b = try? s.board(rows: max(rows, 1), todayStartMS: localMidnightMS(of: now), runStartMS: runStartMS,
+                                    day: SystemWallClock.localDay(unixSeconds: Double(now) / 1000)) {
                 results.post(.board(b))
             }
         }

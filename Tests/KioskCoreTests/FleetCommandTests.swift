@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func onOffRefusals() {
-        for text in ["", "  ", "1", "true", "O N", "ONN", "OFFF", "ON OFF", "ＯＮ", "on\u{0}"] {
+        for text in ["  ", "1", "true", "O N", "ONN", "OFFF", "ON OFF", "ＯＮ", "on\u{0}"] {
             #expect(refusal("display/set", text)?.reason == .notOnOff, "\(text)")
             #expect(refusal("touch_test/set", text)?.reason == .notOnOff, "\(text)")
         }
@@ -52,14 +52,24 @@ import Testing
     }
 
     @Test func notNumbers() {
-        for text in ["", "50.0", "5e1", "0x10", "fifty", "5 0", "--5", "+", "-", "½", "٥", "ON"] {
+        for text in ["50.0", "5e1", "0x10", "fifty", "5 0", "--5", "+", "-", "½", "٥", "ON"] {
             #expect(refusal("brightness/set", text)?.reason == .notAWholeNumber, "\(text)")
             #expect(refusal("volume/set", text)?.reason == .notAWholeNumber, "\(text)")
         }
     }
 
+    /// An empty message is how a retained one is cleared (`mosquitto_pub -r -n`), and a clear
+    /// reaches the kiosk like any message: it must never restart or darken it.
+    @Test func anEmptyMessageIsNoCommand() {
+        for topic in FleetCommand.Topic.allCases {
+            #expect(refusal(topic.rawValue, "")?.reason == .empty, "\(topic)")
+        }
+        #expect(refusal("restart/set", "")?.description == "restart/set: ignored an empty message (how a retained one is cleared; a button takes PRESS)")
+        #expect(command("restart/set", " ") == .restart, "a space is no clear")
+    }
+
     @Test func buttonsTakeAnyShortPayload() {
-        for text in ["", "PRESS", "press", "anything at all", "\u{1B}[2J"] {
+        for text in ["PRESS", "press", "anything at all", "\u{1B}[2J"] {
             #expect(command("reload/set", text) == .reload)
             #expect(command("restart/set", text) == .restart)
             #expect(command("screenshot/set", text) == .screenshot)

@@ -4,8 +4,9 @@ import Testing
 /// MQTT names and Home Assistant discovery: the topics are a contract, so they are checked exactly.
 struct FleetDiscoveryTests {
     static let names = FleetNames(nodeID: "lobby-1")
+    /// A kiosk with a backlight: every entity with every key.
     static let discovery = HomeAssistantDiscovery(
-        names: names, discoveryPrefix: "homeassistant", softwareVersion: "1.4.0", model: "Bubble kiosk")
+        names: names, discoveryPrefix: "homeassistant", softwareVersion: "1.4.0", model: "Bubble kiosk", hasBacklight: true)
 
     /// The fields of the retained state object (issue 18); templates may read only these.
     static let stateFields: Set<String> = [
@@ -167,7 +168,7 @@ struct FleetDiscoveryTests {
         "number": ["command_topic", "state_topic", "value_template", "min", "max", "step"],
         "button": ["command_topic"],
         "switch": ["command_topic", "state_topic", "value_template", "payload_on", "payload_off"],
-        "sensor": ["state_topic", "value_template"],
+        "sensor": ["state_topic"],
         "binary_sensor": ["state_topic", "value_template", "payload_on", "payload_off"],
         "camera": ["topic"],
     ]
@@ -192,11 +193,12 @@ struct FleetDiscoveryTests {
                     #expect(n.commandTopics.contains(topic), "\(config.topic) \(key) = \(topic)")
                     commandTopicsUsed.insert(topic)
                 } else if key.hasSuffix("state_topic") {
-                    #expect(topic == n.stateTopic)
+                    // The state object, but for the last touch, which has a topic of its own.
+                    #expect(topic == (config.topic.hasSuffix("/last_touch/config") ? n.lastTouchTopic : n.stateTopic))
                 }
             }
         }
-        // every command the kiosk takes has an entity that sends it
+        // every command the kiosk takes has an entity that sends it (brightness with a backlight)
         #expect(commandTopicsUsed == Set(n.commandTopics))
         #expect(Self.value(Self.discovery.configs.last!.payload, "topic") == .string(n.screenshotTopic))
     }
@@ -227,9 +229,24 @@ struct FleetDiscoveryTests {
             + #""brightness_state_topic":"bubble-kiosk/lobby-1/state","#
             + #""brightness_value_template":"{{ value_json.brightness if value_json.brightness is not none else '' }}","#
             + #""brightness_scale":255}"#)
+        #expect(configs[10].topic == "homeassistant/sensor/lobby-1/last_touch/config")
         #expect(Self.value(configs[10].payload, "device_class") == .string("timestamp"))
-        #expect(Self.value(configs[10].payload, "value_template") == .string("{{ value_json.last_touch }}"))
+        #expect(Self.value(configs[10].payload, "state_topic") == .string("bubble-kiosk/lobby-1/last_touch"))
+        #expect(Self.value(configs[10].payload, "value_template") == nil, "the topic says the time, or nothing")
+        #expect(Self.value(configs[8].payload, "state_class") == .string("total_increasing"), "rounds today starts again at midnight")
         #expect(Self.value(configs[1].payload, "max") == .int(100))
+    }
+
+    /// Without a backlight the light is only on and off: a brightness slider would do nothing.
+    @Test func noBrightnessWithoutABacklight() throws {
+        let plain = HomeAssistantDiscovery(names: Self.names, discoveryPrefix: "homeassistant", softwareVersion: "1.4.0",
+                                           model: "Bubble kiosk", hasBacklight: false)
+        let light = try #require(plain.configs.first)
+        let keys = Set(try #require(Self.keys(light.payload)))
+        #expect(keys.isDisjoint(with: ["brightness_command_topic", "brightness_state_topic", "brightness_value_template", "brightness_scale"]))
+        #expect(keys.isSuperset(of: ["command_topic", "state_topic", "state_value_template", "payload_on", "payload_off"]))
+        #expect(!plain.configs.contains { $0.payload.text.contains("/brightness/set") })
+        #expect(plain.configs.count == Self.discovery.configs.count)
     }
 
     @Test func aCustomDiscoveryPrefixAndNodeID() {

@@ -49,7 +49,7 @@ final class RecordingFleetLink: FleetLink {
     }
 
     func command(_ name: String, _ payload: String) {
-        link.deliver([.message(topic: prefix + "/" + name, payload: Array(payload.utf8))])
+        link.deliver([.message(topic: prefix + "/" + name, payload: Array(payload.utf8), retained: false)])
     }
 
     var lastState: String? { link.on(prefix + "/state").last }
@@ -78,9 +78,12 @@ final class RecordingFleetLink: FleetLink {
                 "\(state)")
         #expect(h.logLines.contains("mqtt: connected to mqtt://broker.test:1884"))
         // Home Assistant restarted: the configs again; anything else on its topic asks nothing.
-        link.deliver([.message(topic: "homeassistant/status", payload: Array("offline".utf8))])
+        link.deliver([.message(topic: "homeassistant/status", payload: Array("offline".utf8), retained: false)])
         #expect(link.published.filter { $0.topic.hasPrefix("homeassistant/") }.count == 13)
-        link.deliver([.message(topic: "homeassistant/status", payload: Array("online\n".utf8))])
+        link.deliver([.message(topic: "homeassistant/status", payload: Array("online\n".utf8), retained: false)])
+        // The connection sent them just now: once 10 s have passed since.
+        #expect(link.published.filter { $0.topic.hasPrefix("homeassistant/") }.count == 13)
+        h.advance(ms: 10_000)
         #expect(link.published.filter { $0.topic.hasPrefix("homeassistant/") }.count == 26)
     }
 }
@@ -110,7 +113,7 @@ final class RecordingFleetLink: FleetLink {
     }
 
     func command(_ name: String, _ payload: String) {
-        link.deliver([.message(topic: prefix + "/" + name, payload: Array(payload.utf8))])
+        link.deliver([.message(topic: prefix + "/" + name, payload: Array(payload.utf8), retained: false)])
     }
 
     var states: [String] { link.on(prefix + "/state") }
@@ -185,7 +188,7 @@ final class RecordingFleetLink: FleetLink {
     /// kiosk still draws its frames.
     @Test func aFloodIsCutToTheLimit() {
         var flood: [MQTTNotice] = []
-        for i in 0..<1000 { flood.append(.message(topic: prefix + "/volume/set", payload: Array("\(i % 100)".utf8))) }
+        for i in 0..<1000 { flood.append(.message(topic: prefix + "/volume/set", payload: Array("\(i % 100)".utf8), retained: false)) }
         link.deliver(flood)
         let drops = h.logLines.filter { $0.contains("more than 10 messages a second") }
         #expect(drops.count == 1, "\(h.logLines)")
@@ -203,6 +206,9 @@ final class RecordingFleetLink: FleetLink {
         h.advance(ms: 10)
         #expect(!h.runtime.isTouchTestOpen)
         command("restart/set", "")
+        #expect(h.runtime.exitStatus != .operatorReset, "an empty message clears a retained one: no command")
+        h.advance(ms: 1100)  // (restart/set: once a second)
+        command("restart/set", "PRESS")
         #expect(h.runtime.exitStatus == .operatorReset)
     }
 

@@ -69,9 +69,15 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         _ = try store.record(record(120, startedMS: today + 1000), tableSize: 10)
         _ = try store.record(record(80, startedMS: today + 2000), tableSize: 10)
         _ = try store.record(record(900, outcome: .demo, startedMS: today + 3000), tableSize: 10)
-        let board = try store.board(rows: 2, todayStartMS: today)
+        let board = try store.board(rows: 2, todayStartMS: today, runStartMS: today + 1500, day: 7)
         #expect(board[.classic] == ScoreBoard.Lists(today: [120, 80], allTime: [500, 120]))
         #expect(board.lists[.timed] == nil)
+        // Before the run's start today: the 120 only (yesterday's 500 is another day, the 80
+        // came after the start, the demo is nobody's).
+        #expect(board.roundsBeforeStart == ScoreBoard.DayCount(day: 7, rounds: 1))
+        _ = try store.record(record(10, outcome: .abandoned, startedMS: today + 1200), tableSize: 10)
+        #expect(try store.board(rows: 2, todayStartMS: today, runStartMS: today + 1500, day: 7).roundsBeforeStart?.rounds == 2,
+                "a round left mid-way was still started by someone")
     }
 
     @Test func resetClearsTheTableButKeepsTheStatistics() throws {

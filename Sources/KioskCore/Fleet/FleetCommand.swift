@@ -27,10 +27,26 @@ public enum FleetCommand: Equatable, Sendable {
     /// Payloads longer than this are refused unread: every valid one is a few bytes.
     public static let maximumPayloadBytes = 64
 
+    /// The line for a retained message on a command topic, which is never carried out: the
+    /// broker hands it to every new connection, so a retained `restart` would restart the kiosk
+    /// at every start. Says how to clear it.
+    public static func retainedRefusal(topic: String) -> String {
+        let shown = echoed(topic, limit: 200)
+        return "\(shown): a retained message, not carried out (commands are never retained: the broker would repeat it "
+            + "at every connection); clear it with: mosquitto_pub -r -n -t '\(shown)'"
+    }
+
+    /// The line for a message too large for any command, dropped unread.
+    public static func oversizedRefusal(topic: String, bytes: Int) -> String {
+        "\(echoed(topic, limit: 200)): a message of \(bytes) bytes dropped unread (no command is longer than \(maximumPayloadBytes) bytes)"
+    }
+
     /// Why a message was not taken; `description` is the log line's text.
     public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         public enum Reason: Equatable, Sendable {
             case unknownTopic
+            /// An empty message: how a retained one is cleared, never a command.
+            case empty
             case tooLong(bytes: Int)
             case notOnOff
             case notAWholeNumber
@@ -47,6 +63,7 @@ public enum FleetCommand: Equatable, Sendable {
             let why: String
             switch reason {
             case .unknownTopic: why = "no such command"
+            case .empty: return "\(topic): ignored an empty message (how a retained one is cleared; a button takes PRESS)"
             case .tooLong(let bytes): why = "\(bytes) bytes, at most \(FleetCommand.maximumPayloadBytes)"
             case .notOnOff: why = "not ON or OFF"
             case .notAWholeNumber: why = "not a whole number"
@@ -57,13 +74,15 @@ public enum FleetCommand: Equatable, Sendable {
     }
 
     /// The command for a message on `PREFIX/<suffix>`. Payloads are trimmed; ON and OFF in any
-    /// case; numbers are decimal digits only; the buttons take any payload (Home Assistant
-    /// sends `PRESS`, other clients nothing).
+    /// case; numbers are decimal digits only; the buttons take any payload but an empty one (Home
+    /// Assistant sends `PRESS`; an empty message is what clears a retained one, which must not
+    /// restart the kiosk).
     public static func parse(topic suffix: String, payload: [UInt8]) -> Result<FleetCommand, Refusal> {
         func refuse(_ reason: Refusal.Reason) -> Result<FleetCommand, Refusal> {
             .failure(Refusal(topic: echoed(suffix, limit: 40), reason: reason, payload: echo(payload)))
         }
         guard let topic = Topic(rawValue: suffix) else { return refuse(.unknownTopic) }
+        guard !payload.isEmpty else { return refuse(.empty) }
         guard payload.count <= maximumPayloadBytes else { return refuse(.tooLong(bytes: payload.count)) }
         let text = trimmed(payload)
         func onOff(_ make: (Bool) -> FleetCommand) -> Result<FleetCommand, Refusal> {

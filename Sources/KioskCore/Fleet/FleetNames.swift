@@ -53,6 +53,9 @@ public struct FleetNames: Equatable, Sendable {
     public var eventTopic: String { topicPrefix + "/event" }
     /// The PNG of the screen, retained.
     public var screenshotTopic: String { topicPrefix + "/screenshot" }
+    /// The latest touch as an ISO 8601 UTC time, retained, sent once there was one: Home
+    /// Assistant's timestamp sensor reads it, which warns about the state's `null`.
+    public var lastTouchTopic: String { topicPrefix + "/last_touch" }
 
     /// `PREFIX/NAME/set` for one of the command topics (`FleetCommand.Topic`).
     public func commandTopic(_ command: FleetCommand.Topic) -> String {

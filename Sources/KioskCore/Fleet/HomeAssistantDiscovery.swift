@@ -17,14 +17,18 @@ public struct HomeAssistantDiscovery: Sendable {
     public let discoveryPrefix: String
     public let softwareVersion: String
     public let model: String
+    /// The kiosk drives a backlight: only then does the display's light offer brightness, which
+    /// would do nothing otherwise.
+    public var hasBacklight: Bool
 
     public static let manufacturer = "bubble-kiosk"
 
-    public init(names: FleetNames, discoveryPrefix: String, softwareVersion: String, model: String) {
+    public init(names: FleetNames, discoveryPrefix: String, softwareVersion: String, model: String, hasBacklight: Bool = false) {
         self.names = names
         self.discoveryPrefix = discoveryPrefix
         self.softwareVersion = softwareVersion
         self.model = model
+        self.hasBacklight = hasBacklight
     }
 
     /// Where Home Assistant announces itself (`online`): all configs are sent again then, since
@@ -64,29 +68,43 @@ public struct HomeAssistantDiscovery: Sendable {
             touchTest,
             sensor("screen", "Screen", field: "screen"),
             sensor("score", "Score", field: "score"),
-            sensor("rounds_today", "Rounds today", field: "rounds_today", extra: [("state_class", .string("total"))]),
+            // A count that starts again at midnight: a fall to 0 is a new cycle, not a loss.
+            sensor("rounds_today", "Rounds today", field: "rounds_today", extra: [("state_class", .string("total_increasing"))]),
             sensor("high_score", "High score", field: "high_score"),
-            sensor("last_touch", "Last touch", field: "last_touch", extra: [("device_class", .string("timestamp"))]),
+            lastTouch,
             touchscreen, screenshot,
         ]
     }
 
     // MARK: - Entities
 
-    /// The display as a light: on/off is wake/sleep, brightness the backlight (0-255).
+    /// The display as a light: on/off is wake/sleep, brightness the backlight (0-255) where the
+    /// kiosk drives one.
     private var display: DiscoveryConfig {
-        entity("light", "display", "Display", [
+        let onOff: [(String, JSON)] = [
             ("command_topic", .string(names.commandTopic(.display))),
             ("state_topic", .string(names.stateTopic)),
             ("state_value_template", .string("{{ 'ON' if value_json.display == 'on' else 'OFF' }}")),
             ("payload_on", .string("ON")),
             ("payload_off", .string("OFF")),
+        ]
+        guard hasBacklight else { return entity("light", "display", "Display", onOff) }
+        return entity("light", "display", "Display", onOff + [
             ("brightness_command_topic", .string(names.commandTopic(.brightness))),
             ("brightness_state_topic", .string(names.stateTopic)),
-            // brightness is null without backlight control; an empty value is ignored, "None" is not
+            // brightness turns null when the backlight fails later; an empty value is ignored, "None" is not
             ("brightness_value_template", .string(
                 "{{ value_json.brightness if value_json.brightness is not none else '' }}")),
             ("brightness_scale", .int(255)),
+        ])
+    }
+
+    /// The latest touch from its own topic: Home Assistant's timestamp sensors warn about a
+    /// null (2024.3 to 2024.9 at least), and the topic says nothing until there was a touch.
+    private var lastTouch: DiscoveryConfig {
+        entity("sensor", "last_touch", "Last touch", [
+            ("state_topic", .string(names.lastTouchTopic)),
+            ("device_class", .string("timestamp")),
         ])
     }
 

@@ -60,12 +60,28 @@ public struct ScoreBoard: Equatable, Sendable {
         }
     }
 
+    /// Rounds people started on one local day (days as `DailyCount` counts them).
+    public struct DayCount: Equatable, Sendable {
+        public var day: Int
+        public var rounds: Int
+
+        public init(day: Int, rounds: Int) {
+            self.day = day
+            self.rounds = rounds
+        }
+    }
+
     public var lists: [Round.Mode: Lists]
     public var celebration: Celebration?
+    /// Rounds people started today before this kiosk process started, as the store counts
+    /// them: what a restart at noon adds to the rounds it counts itself. Nil until the store
+    /// answered.
+    public var roundsBeforeStart: DayCount?
 
-    public init(lists: [Round.Mode: Lists] = [:], celebration: Celebration? = nil) {
+    public init(lists: [Round.Mode: Lists] = [:], celebration: Celebration? = nil, roundsBeforeStart: DayCount? = nil) {
         self.lists = lists
         self.celebration = celebration
+        self.roundsBeforeStart = roundsBeforeStart
     }
 
     public subscript(mode: Round.Mode) -> Lists { lists[mode] ?? Lists() }

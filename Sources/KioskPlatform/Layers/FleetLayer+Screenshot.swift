@@ -27,6 +27,12 @@ extension FleetLayer {
         encoder?.join()
         encoder = nil
         guard let names else { return }
+        // The command's result: its line is folded with the command's when screenshots repeat.
+        guard let host else { return report(outcome, names) }
+        host.logging(spell: Self.spellName(.screenshot), newEvent: false) { report(outcome, names) }
+    }
+
+    private func report(_ outcome: ScreenshotOutcome, _ names: FleetNames) {
         switch outcome {
         case .png(let png):
             let sent = connection?.publish(MQTTMessage(topic: names.screenshotTopic, payload: png, retain: true)) ?? false

@@ -34,33 +34,42 @@ public final class FleetLayer: KioskLayer {
     public private(set) var connection: FleetLink?
     private let connect: Connect
     public private(set) var names: FleetNames?
-    public private(set) var discovery: HomeAssistantDiscovery?
+    public internal(set) var discovery: HomeAssistantDiscovery?
     /// Commands carried out, and messages refused or dropped, since the start.
-    public private(set) var commandsDone = 0
-    public private(set) var commandsRefused = 0
-    private let sound: SoundLayer?
-    private let backlight: BacklightLayer?
+    public internal(set) var commandsDone = 0
+    public internal(set) var commandsRefused = 0
+    let sound: SoundLayer?
+    let backlight: BacklightLayer?
     private let hostName: () -> String
-    private let unixTime: () -> Double
-    private weak var host: LayerHost?
+    let unixTime: () -> Double
+    weak var host: LayerHost?
     private var settings = MQTTSettings()
     private var broker: MQTTBroker?
     private var pacing = FleetStatePacing()
-    private var limiter = FleetCommandLimiter()
+    var limiter = FleetCommandLimiter()
     private var stateTimer: EventLoop.TimerID?
     /// Per topic, the first bad payload of a spell is logged (a good one ends the spell).
-    private var refusals: [FleetCommand.Topic?: RateLimitedLog] = [:]
-    private var noBacklight = RateLimitedLog()
+    var refusals: [FleetCommand.Topic?: RateLimitedLog] = [:]
+    /// Per topic, retained and oversized messages: said once, and then at 2, 4, 8... of them.
+    var retainedSeen: [String: RateLimitedLog] = [:]
+    var oversizedSeen: [String: RateLimitedLog] = [:]
+    var noBacklight = RateLimitedLog()
+    /// Home Assistant's `online` answered at most once per 10 s.
+    var resendPacing = DiscoveryResendPacing()
+    var resendTimer: EventLoop.TimerID?
     private var lastTouch: Double?
+    /// What `PREFIX/last_touch` said last on this connection (nil: nothing yet).
+    private var lastTouchSent: String?
     /// The best score the score layer announced: its event comes before the board it shows.
     private var bestAnnounced = 0
     /// A screen's picture being made into PNG on a thread of its own (a whole screen takes
     /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
     var encoder: WorkerThread?
     var encoded: Mailbox<ScreenshotOutcome>?
+    /// Rounds started in this process, by local day; the store adds those of earlier runs.
     private var roundsToday = DailyCount()
     /// The connection's story for the log: up or not, and the last failure said.
-    private var connected = false
+    private(set) var connected = false
     private var failedTries = 0
     private var lastFailure: String?
 
@@ -85,7 +94,8 @@ public final class FleetLayer: KioskLayer {
         let nodeID = settings.nodeID.isEmpty ? FleetNames.nodeID(fromHostName: hostName()) : settings.nodeID
         let names = FleetNames(nodeID: nodeID, topicPrefix: settings.topicPrefix.isEmpty ? nil : settings.topicPrefix)
         let discovery = HomeAssistantDiscovery(names: names, discoveryPrefix: settings.discoveryPrefix,
-                                               softwareVersion: KioskVersion.current, model: "bubble-kiosk")
+                                               softwareVersion: KioskVersion.current, model: "bubble-kiosk",
+                                               hasBacklight: backlight?.level255 != nil)
         self.names = names
         self.discovery = discovery
         guard let password = readPassword() else { return }
@@ -95,7 +105,9 @@ public final class FleetLayer: KioskLayer {
             username: settings.username.isEmpty ? nil : settings.username, password: password,
             clientID: "bubble-kiosk-" + nodeID, keepaliveS: settings.keepaliveS,
             will: availability(FleetNames.payloadOffline),
-            subscriptions: names.commandTopics + [discovery.statusTopic].compactMap { $0 })
+            subscriptions: names.commandTopics + [discovery.statusTopic].compactMap { $0 },
+            maximumIncomingPayload: FleetCommand.maximumPayloadBytes,
+            reconnectSpread: .milliseconds(Int64((settings.reconnectSpreadS * 1000).rounded())))
         do {
             let mailbox = try Mailbox<ScreenshotOutcome>(name: "mqtt screenshot")
             mailbox.attach(to: host.loop, name: "mqtt screenshot") { [unowned self] outcomes in outcomes.forEach(screenshotDone) }
@@ -106,6 +118,12 @@ public final class FleetLayer: KioskLayer {
         let timer = host.loop.addTimer("mqtt-state")
         host.loop.onFire(timer) { [unowned self] _ in publishState() }
         stateTimer = timer
+        let resend = host.loop.addTimer("mqtt-discovery")
+        host.loop.onFire(resend) { [unowned self] now in
+            let folded = resendPacing.folded
+            if resendPacing.due(at: now) { resendDiscovery(folded: folded) }
+        }
+        resendTimer = resend
         do {
             connection = try connect(endpoint, host.loop) { [unowned self] notices in receive(notices) }
             log(.info, "mqtt: connecting to \(broker) as \(nodeID), topics under \(echoed(names.topicPrefix, limit: 100))/"
@@ -142,6 +160,7 @@ public final class FleetLayer: KioskLayer {
     /// Says `offline` (retained) and disconnects; the broker would otherwise send the last will.
     public func stop() {
         stateTimer.map { host?.loop.arm($0, at: nil) }
+        resendTimer.map { host?.loop.arm($0, at: nil) }
         encoder?.join()
         connection?.stop(farewell: connected ? availability(FleetNames.payloadOffline) : nil)
         connected = false
@@ -154,7 +173,9 @@ public final class FleetLayer: KioskLayer {
             switch notice {
             case .connected: connectionUp()
             case .lost(let why): connectionDown(why)
-            case .message(let topic, let payload): take(topic: topic, payload: payload)
+            case .message(let topic, let payload, let retained): take(topic: topic, payload: payload, retained: retained)
+            case .oversized(let topic, let bytes): refuseOversized(topic: topic, bytes: bytes)
+            case .remark(let text): log(.notice, "mqtt: " + text)
             }
         }
     }
@@ -166,8 +187,11 @@ public final class FleetLayer: KioskLayer {
         lastFailure = nil
         connection?.publish(availability(FleetNames.payloadOnline))
         sendDiscovery()
+        if let host { resendPacing.sent(at: host.loop.now) }
+        resendTimer.map { host?.loop.arm($0, at: nil) }
         // The broker may have lost the retained state (restarted without persistence).
         pacing.resend()
+        lastTouchSent = nil
         publishState()
     }
 
@@ -188,8 +212,10 @@ public final class FleetLayer: KioskLayer {
     /// The broker as the log names it.
     private var brokerName: String { broker.map { "\($0)" } ?? "?" }
 
-    private func sendDiscovery() {
-        guard let discovery else { return }
+    func sendDiscovery() {
+        guard var discovery else { return }
+        discovery.hasBacklight = backlight?.level255 != nil
+        self.discovery = discovery
         for config in discovery.configs {
             connection?.publish(MQTTMessage(topic: config.topic, payload: Array(config.payload.text.utf8), retain: true))
         }
@@ -197,62 +223,6 @@ public final class FleetLayer: KioskLayer {
 
     private func availability(_ payload: String) -> MQTTMessage {
         MQTTMessage(topic: names?.availabilityTopic ?? "", payload: Array(payload.utf8), retain: true)
-    }
-
-    // MARK: - Commands
-
-    private func take(topic: String, payload: [UInt8]) {
-        guard let names, let host else { return }
-        if let status = discovery?.statusTopic, topic == status {
-            // Home Assistant (re)started: it may have lost what it had not stored.
-            if HomeAssistantDiscovery.saysOnline(payload) { sendDiscovery() }
-            return
-        }
-        let command = names.command(forTopic: topic)
-        let admission = limiter.admit(command, at: host.loop.now)
-        guard admission.admitted else {
-            commandsRefused += 1
-            if admission.log {
-                log(.warning, "mqtt: \(echoed(topic, limit: 100)): more than \(limiter.limit(for: command)) message\(limiter.limit(for: command) == 1 ? "" : "s") a second; "
-                    + "dropping them until they slow down (\(limiter.droppedCount(command)) so far)")
-            }
-            return
-        }
-        let suffix = command?.rawValue ?? String(topic.dropFirst(min(names.topicPrefix.count + 1, topic.count)))
-        switch FleetCommand.parse(topic: suffix, payload: payload) {
-        case .failure(let refusal):
-            commandsRefused += 1
-            if refusals[command, default: RateLimitedLog()].noteFirst() { log(.warning, "mqtt: \(refusal)") }
-        case .success(let done):
-            refusals[command]?.reset()
-            commandsDone += 1
-            carryOut(done, host: host)
-            publishState()
-        }
-    }
-
-    private func carryOut(_ command: FleetCommand, host: LayerHost) {
-        let who = "an MQTT command"
-        switch command {
-        case .display(let on):
-            host.switchDisplay(on: on, by: who)
-        case .brightness(let value):
-            if backlight?.setLevel255(value) != true, noBacklight.noteFirst() {
-                log(.warning, "mqtt: brightness/set: this kiosk has no backlight it can set ([display] backlight); ignored")
-            }
-        case .volume(let percent):
-            sound?.setVolume(Double(percent) / 100)
-            log(.info, "mqtt: volume set to \(percent)% (until the next reload)")
-        case .touchTest(let open):
-            host.switchTouchTest(open: open, by: who)
-        case .reload:
-            log(.notice, "mqtt: reloading the configuration, as asked")
-            host.reload()
-        case .restart:
-            host.resetForOperator(by: who)
-        case .screenshot:
-            publishScreenshot(host)
-        }
     }
 
     // MARK: - State
@@ -266,40 +236,64 @@ public final class FleetLayer: KioskLayer {
             screen: host.fleetScreen, mode: game.round?.mode ?? game.modes.first ?? .classic,
             score: game.round?.score ?? 0, displayOn: !host.isAsleep, brightness: backlight?.level255,
             volume: Int(((sound?.volume ?? host.settings.sounds.volume) * 100).rounded()),
-            roundsToday: roundsToday.count(onDay: SystemWallClock.localDay(unixSeconds: unixTime())),
-            highScore: highScore, lastTouch: lastTouch, touchscreens: host.liveFigures.touchscreens ?? 0,
+            roundsToday: roundsTodayCount(host), highScore: highScore, lastTouch: lastTouch,
+            touchscreens: host.liveFigures.touchscreens ?? 0,
             version: KioskVersion.current, uptimeS: Int((host.loop.now - host.startTime).inSeconds))
     }
 
+    /// Rounds people started today: this process's, and those of earlier runs the score store
+    /// counted at the start (a restart at noon does not start the day again).
+    private func roundsTodayCount(_ host: LayerHost) -> Int {
+        let today = SystemWallClock.localDay(unixSeconds: unixTime())
+        let before = host.scoreBoard.roundsBeforeStart.flatMap { $0.day == today ? $0.rounds : nil } ?? 0
+        return before + roundsToday.count(onDay: today)
+    }
+
     /// Publishes the state if pacing allows, and arms the timer for the next look.
-    private func publishState() {
+    func publishState() {
         guard connected, let names, let host, let state, let stateTimer else { return }
         let step = pacing.update(state, at: host.loop.now)
         if let send = step.send {
             connection?.publish(MQTTMessage(topic: names.stateTopic, payload: Array(send.json.text.utf8), retain: true))
+            publishLastTouch(send, names)
+            // The backlight came or went (a write failed): the light's brightness with it.
+            if let discovery, discovery.hasBacklight != (backlight?.level255 != nil) { sendDiscovery() }
         }
         host.loop.arm(stateTimer, at: step.next)
     }
 
+    /// `PREFIX/last_touch` when the state's last touch changed (Home Assistant's timestamp
+    /// sensor reads it there); nothing before the first touch.
+    private func publishLastTouch(_ state: FleetState, _ names: FleetNames) {
+        guard let time = state.lastTouch, let text = UTCTimeText.iso8601(unixSeconds: time), text != lastTouchSent else { return }
+        if connection?.publish(MQTTMessage(topic: names.lastTouchTopic, payload: Array(text.utf8), retain: true)) == true {
+            lastTouchSent = text
+        }
+    }
+
     // MARK: - Helpers
 
-    /// The password from `password_file` (its first line); nil after one line saying why, and
-    /// then MQTT stays off: a kiosk that cannot log in would only try again and again.
-    /// `.some(nil)` when no password is configured.
+    /// The password from `password_file` (its first line, whatever ends it); nil after one line
+    /// saying why, and then MQTT stays off: a kiosk that cannot log in would only try again and
+    /// again. `.some(nil)` when no password is configured.
     private func readPassword() -> String?? {
         guard let path = settings.passwordFile else { return .some(nil) }
+        let shown = echoed(path, limit: 200)
         do {
-            let text = try FileSystem.readText(path, limit: 4096)
-            let line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let bytes = try FileSystem.readBytes(path, limit: 4096)
             if settings.username.isEmpty {
                 log(.warning, "mqtt: password_file is set but username is not: the password is not used")
                 return .some(nil)
             }
-            return .some(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+            let (password, warning) = MQTTPasswordFile.password(from: bytes)
+            if let warning { log(.warning, "mqtt: password_file \(shown): \(warning)") }
+            return .some(password)
+        } catch let error as SystemError {
+            log(.error, "mqtt: password_file \(shown): \(error.reason); the kiosk goes on without fleet control")
         } catch {
-            log(.error, "mqtt: password_file \(echoed(path, limit: 200)): \(error); the kiosk goes on without fleet control")
-            return nil
+            log(.error, "mqtt: password_file \(shown): \(error); the kiosk goes on without fleet control")
         }
+        return nil
     }
 
     func log(_ level: Console.Level, _ message: String) {
