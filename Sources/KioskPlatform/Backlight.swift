@@ -55,12 +55,16 @@ public struct Backlight: Sendable {
         try OutputFile.writeInPlace(powerPath, Array("\(on ? Self.powerOnValue : Self.powerOffValue)\n".utf8))
     }
 
+    /// The largest level taken: drivers keep these attributes in 32 bits; anything above is a
+    /// broken driver or not sysfs at all, and refused before any arithmetic on it.
+    public static let largestLevel = Int(UInt32.max)
+
     static func readNumber(_ path: String, positive: Bool) throws -> Int {
         // sysfs says every attribute is a page (st_size 4096) whatever it holds.
         let text = try FileSystem.readText(path, limit: 4096)
         let trimmed = text.split(whereSeparator: { $0 == "\n" || $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
-        guard let value = Int(trimmed), value >= (positive ? 1 : 0) else {
-            throw BacklightError(path: path, text: text, expected: positive ? "a whole number above 0" : "a whole number")
+        guard let value = Int(trimmed), ((positive ? 1 : 0)...largestLevel).contains(value) else {
+            throw BacklightError(path: path, text: text, expected: "a whole number from \(positive ? 1 : 0) to \(largestLevel)")
         }
         return value
     }

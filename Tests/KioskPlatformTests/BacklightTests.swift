@@ -60,12 +60,12 @@ import Testing
         withExtendedLifetime(keep) {}
     }
 
-    @Test(arguments: ["garbage\n", "0\n", "-5\n", "", "12abc\n", "99999999999999999999999\n"])
+    @Test(arguments: ["garbage\n", "0\n", "-5\n", "", "12abc\n", "99999999999999999999999\n", "4294967296\n"])
     func garbageInTheMaximumIsRefused(_ text: String) throws {
         let (keep, path) = Self.device(maximum: text)
         #expect(throws: BacklightError.self) { _ = try Backlight(directory: path) }
         do { _ = try Backlight(directory: path) } catch {
-            #expect("\(error)".hasPrefix(path + "/max_brightness: expected a whole number above 0, got '"), "\(error)")
+            #expect("\(error)".hasPrefix(path + "/max_brightness: expected a whole number from 1 to 4294967295, got '"), "\(error)")
         }
         withExtendedLifetime(keep) {}
     }

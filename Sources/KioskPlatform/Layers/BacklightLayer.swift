@@ -45,6 +45,12 @@ public final class BacklightLayer: KioskLayer {
         do {
             let device = try Backlight(directory: directory)
             found = try device.brightness()
+            if found > device.maximum {
+                // A driver that reports more than it allows: taken at its word for the maximum.
+                log(.warning, "backlight \(echoed(directory, limit: 200)): brightness \(found) is above max_brightness \(device.maximum) "
+                    + "(a driver fault?); taken as \(device.maximum)")
+                found = device.maximum
+            }
             level = found
             powerOn = try device.power()
             backlight = device
@@ -87,7 +93,8 @@ public final class BacklightLayer: KioskLayer {
     /// The level as fleet control shows it, 0-255 of the device's range; nil without a device.
     public var level255: Int? {
         guard let backlight, let level, backlight.maximum > 0 else { return nil }
-        return Int((Double(level) * 255 / Double(backlight.maximum)).rounded())
+        let clamped = min(max(level, 0), backlight.maximum)
+        return Int((Double(clamped) * 255 / Double(backlight.maximum)).rounded())
     }
 
     /// Sets the undimmed level from fleet control (0-255, 0 being the lowest level that still
