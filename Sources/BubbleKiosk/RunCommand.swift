@@ -37,7 +37,9 @@ struct RunCommand: KioskCommand {
         bubble-kiosk-desktop adds --display window (its default): a desktop window (default
         1280x800, or --fullscreen) played with the mouse (Shift-click parks a second finger) or touch.
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
-        screenshot; SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU and SIGPWR are logged and ignored. An
+        screenshot; SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGXFSZ, SIGPWR, SIGIO, SIGPROF,
+        SIGSTKFLT, SIGSYS, SIGTRAP and the real-time signals (but the VT's) are logged and ignored
+        (past a file-size limit a write then fails as a write error). An
         output path holding a FIFO, a device or a directory is refused and left as it is.
         """
 

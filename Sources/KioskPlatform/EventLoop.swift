@@ -60,10 +60,16 @@ public final class EventLoop {
     public static let standardSignals: [Int32] = [SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGUSR1] + ignoredSignals
 
     /// Signals whose default action ends the process but which mean nothing to the kiosk (a
-    /// stray `kill -USR2`, timers it never set, a CPU limit, a UPS's power warning): read like
-    /// the others, logged (rate-limited) and otherwise ignored, never passed to `onSignal`.
-    /// Blocked rather than set to SIG_IGN, which hooks would inherit; they get an empty mask.
-    public static let ignoredSignals: [Int32] = [SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPWR]
+    /// stray `kill -USR2`, timers it never set, a CPU or file-size limit, a UPS's power
+    /// warning, I/O readiness it never asked for, a seccomp report, every real-time signal but
+    /// the VT's): read like the others, logged (rate-limited) and otherwise ignored, never
+    /// passed to `onSignal`. With SIGXFSZ blocked, a write past the file-size limit fails with
+    /// EFBIG, a write error like any other. Blocked rather than set to SIG_IGN, which hooks would
+    /// inherit; they get an empty mask. What is left ends the process on purpose: SIGKILL and
+    /// SIGSTOP (which no process can catch), and the faults SIGSEGV, SIGBUS, SIGILL, SIGFPE and
+    /// SIGABRT (a crash, which systemd restarts; `kill -SEGV` is how tests make one).
+    public static let ignoredSignals: [Int32] = [SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPWR, SIGIO, SIGPROF, SIGXFSZ,
+                                                 SIGSTKFLT, SIGSYS, SIGTRAP] + Array(CLinux_sigrtmin()...CLinux_sigrtmax())
     /// The ignored signals this loop reads (one given to `watch` goes to `onSignal` instead),
     /// and how often each came.
     private var ignoring: Set<Int32> = []

@@ -54,14 +54,53 @@ import Testing
         let k = try SignalTests.Kiosk(["run", "--display", "virtual:160x100", "--duration", "60", "--seed", "1"], dir: dir)
         #expect(k.waitFor("bubble-kiosk: display virtual:160x100"), "\(k.stderr)")
         // Before: each of these ended the process by its default action.
-        for (signal, name) in [(SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"), (SIGVTALRM, "SIGVTALRM"), (SIGXCPU, "SIGXCPU"), (SIGPWR, "SIGPWR")] {
+        let rtmin = __libc_current_sigrtmin(), rtmax = __libc_current_sigrtmax()
+        let named: [(Int32, String)] = [
+            (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"), (SIGVTALRM, "SIGVTALRM"), (SIGXCPU, "SIGXCPU"), (SIGPWR, "SIGPWR"),
+            (SIGIO, "SIGIO"), (SIGPROF, "SIGPROF"), (SIGXFSZ, "SIGXFSZ"), (SIGSTKFLT, "SIGSTKFLT"), (SIGSYS, "SIGSYS"),
+            (SIGTRAP, "SIGTRAP"), (rtmin + 1, "SIGRTMIN+1"), (rtmin + 7, "SIGRTMIN+7"), (rtmax, "SIGRTMIN+\(rtmax - rtmin)"),
+        ]
+        for (signal, name) in named {
             k.send(signal)
             #expect(k.waitFor("bubble-kiosk: signal \(signal) (\(name)) ignored\n"), "\(k.stderr)")
         }
+        // SIGRTMIN itself is the VT's (here: none) and every one of them is watched, not fatal.
+        for signal in (rtmin + 2)...(rtmax - 1) where signal != rtmin + 7 { k.send(signal) }
+        k.send(SIGUSR1)
+        #expect(k.waitFor("screenshot written to"), "\(k.stderr)")
         #expect(k.process.isRunning)
         k.send(SIGTERM)
         let end = k.wait()
         #expect(end.reason == .exit && end.status == 0, "\(end) \(k.stderr)")
+    }
+
+    /// A screenshot past the file-size limit (`ulimit -f`): SIGXFSZ would have killed the kiosk;
+    /// now the write fails as a write error, one line, and the kiosk goes on.
+    @Test func aFileSizeLimitIsAWriteError() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        let shot = dir.appendingPathComponent("big.png").path
+        let script = """
+            ulimit -f 1
+            "$0" run --display virtual:640x400 --duration 3 --seed 2 --screenshot "$1"
+            echo "kiosk=$?"
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", script, CommandRunner.binary.path, shot]
+        var env = ProcessInfo.processInfo.environment
+        env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
+        env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
+        env["STATE_DIRECTORY"] = dir.appendingPathComponent("state").path
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(text.contains("kiosk=0"), "\(text) \(errors)")
+        #expect(errors.contains("screenshot \(shot): File too large (write, errno 27)"), "\(errors)")
     }
 
     @Test func aBadLineMidReplayIsLoggedWithThePrefix() throws {

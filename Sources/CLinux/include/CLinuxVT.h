@@ -27,6 +27,8 @@ static const unsigned CLinux_MAX_NR_CONSOLES = MAX_NR_CONSOLES;
 
 /// The first real-time signal glibc leaves to programs (a function call, not a constant).
 static inline int CLinux_sigrtmin(void) { return SIGRTMIN; }
+/// The last real-time signal.
+static inline int CLinux_sigrtmax(void) { return SIGRTMAX; }
 
 static inline unsigned CLinux_dev_major(dev_t dev) { return major(dev); }
 static inline unsigned CLinux_dev_minor(dev_t dev) { return minor(dev); }
