@@ -21,7 +21,7 @@ struct GameSetup {
         case "joystick": mode = .joystick
         case let other: throw UsageError("--mode expects classic, timed or joystick, got '\(echoed(other))'")
         }
-        settings = loadSettings(configPath: args.value("config"))
+        settings = try loadSettings(configPath: args.value("config"))
         field = PlayField(size: size, pxPerMM: PixelDensity.resolve(configured: settings.display.pxPerMM),
                           game: settings.game)
     }
@@ -139,7 +139,7 @@ struct GesturesCommand: KioskCommand {
         let args = try Arguments(argv, valued: ["size", "config"], flags: ["moves"])
         guard args.positionals.count == 1 else { throw UsageError("expected one RECORDING") }
         let size = try args.requiredSize()
-        let settings = loadSettings(configPath: args.value("config"))
+        let settings = try loadSettings(configPath: args.value("config"))
         guard var recording = loadRecording(args.positionals[0]) else { return 2 }
         let pxPerMM = PixelDensity.resolve(configured: settings.display.pxPerMM)
         let thresholds = GestureThresholds(settings.gestures, pxPerMM: pxPerMM)

@@ -50,7 +50,7 @@ struct ScoresCommand: KioskCommand {
             }
             return 0
         }
-        let limit = loadSettings(configPath: args.value("config")).scoring.highScores
+        let limit = try loadSettings(configPath: args.value("config")).scoring.highScores
         let entries = try store?.highScores(mode: mode, limit: limit) ?? []
         if args.has("json") {
             var pairs: [(String, JSON)] = [("database", .string(path))]

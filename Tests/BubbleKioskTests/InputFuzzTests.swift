@@ -125,9 +125,19 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
         let play = try CommandRunner.run(["gestures", fifo, "--size", "800x480"], timeout: 20)
         #expect(!play.timedOut && play.status == 2, "\(play.stderr)")
         #expect(play.stderr == "\(fifo): cannot read recording: not a regular file (a FIFO)\n")
+        // An operator's command answers for the settings asked for, or not at all.
         let state = try CommandRunner.run(["state", "--seed", "1", "--size", "80x80", "--config", fifo], timeout: 20)
-        #expect(!state.timedOut && state.status == 0)
-        #expect(state.stderr == "\(fifo): not a regular file (a FIFO)\n")
+        #expect(!state.timedOut && state.status == 1)
+        #expect(state.stderr == "\(fifo): not a regular file (a FIFO)\n"
+                + "bubble-kiosk state: \(fifo): the file given with --config cannot be read\n", "\(state.stderr)")
+        for args in [["scores"], ["scores", "--json"], ["scores", "--mode", "timed"]] {
+            let r = try CommandRunner.run(args + ["--state-dir", dir.path, "--config", fifo], timeout: 20)
+            #expect(!r.timedOut && r.status == 1, "\(args): \(r.stderr)")
+        }
+        let missing = try CommandRunner.run(["scores", "--state-dir", dir.path, "--config", dir.path + "/nothing.conf"], timeout: 20)
+        #expect(missing.status == 1 && missing.stdout.isEmpty, "\(missing.stderr)")
+        #expect(missing.stderr.hasSuffix("bubble-kiosk scores: \(dir.path)/nothing.conf: the file given with --config cannot be read\n"),
+                "\(missing.stderr)")
     }
 
     @Test func aTooLargeConfigIsOneClearLine() throws {
@@ -289,6 +299,26 @@ private func fuzzSeed(_ fallback: UInt64) -> UInt64 {
                 #expect(error.description.count <= 400 && !error.description.unicodeScalars.contains { $0.value < 0x20 },
                         "\(error.description.prefix(200)) \(context)")
             }
+        }
+    }
+}
+
+/// `check-config` on `[mqtt]` settings that could never work: named at once, not found at the
+/// kiosk's first connection.
+@Suite struct MQTTCheckConfigTests {
+    @Test func unusableBrokersAndAHalfCertificatePairFail() throws {
+        let dir = try CommandRunner.temporaryDirectory()
+        for (text, words) in [
+            ("broker = mqtt://[:::]", "broker: expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (not an IPv6 address inside [ ])"),
+            ("broker = mqtt://999.999.999.999", "(not an IPv4 address (four numbers from 0 to 255))"),
+            ("broker = mqtts://b.example\ncert_file = /etc/bubble-kiosk/kiosk.pem",
+             "cert_file: needs key_file as well (both or neither), got '/etc/bubble-kiosk/kiosk.pem' without it"),
+        ] {
+            let file = dir.appendingPathComponent("k.conf")
+            try "[mqtt]\n\(text)\n".write(to: file, atomically: true, encoding: .utf8)
+            let r = try CommandRunner.run(["check-config", file.path], timeout: 20)
+            #expect(r.status == 1, "\(text): \(r.stderr)")
+            #expect(r.stderr.contains(words), "\(r.stderr)")
         }
     }
 }
