@@ -37,59 +37,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/lib.sh"
 LOG_TAG=fleet
 
-binary= keep=0
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
-        -*) vm_die "unknown argument: $1" ;;
-        *) binary=$1; shift ;;
-    esac
-done
-[ -n "$binary" ] || vm_die "usage: mqtt-test.sh BINARY [--keep]"
-[ -x "$binary" ] || vm_die "no binary at $binary"
-binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+. "$here/lib.sh"
+fleet_test_args 2,34 "$@"
 for tool in mosquitto mosquitto_sub mosquitto_pub mosquitto_passwd openssl python3; do
     command -v "$tool" > /dev/null || [ -x "/usr/sbin/$tool" ] || { vm_need_pkgs mosquitto mosquitto-clients openssl python3; break; }
 done
 export PATH=$PATH:/usr/sbin
 repo=$(cd "$here/../.." && pwd)
 
-work=$(mktemp -d /tmp/fleet-test.XXXXXX)
-match="python3 $here/match.py"
-pids=()          # every background process this script started (killed at the end by pid)
-declare -A broker_pid=() kiosk_pid=()
-cleanup() {
-    local p
-    kill -TERM "$watchdog" 2> /dev/null
-    for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done
-    wait 2> /dev/null
-    if [ "$keep" = 1 ] || [ "$VM_FAILED" != 0 ]; then
-        echo "--- scratch folder kept: $work"
-    else
-        rm -rf "$work"
-    fi
-}
-trap cleanup EXIT
 # However things go, the run ends: 8 minutes is several times what it takes even when every
-# wait runs out (ended by cleanup, with its sleep).
-(
-    trap 'kill "$s" 2> /dev/null; exit 0' TERM
-    sleep 480 & s=$!
-    wait "$s"
-    echo "fleet-test: stopped after 8 minutes" >&2
-    kill -TERM $$
-) &
-watchdog=$!
-trap 'exit 3' TERM INT
+# wait runs out.
+fleet_scratch fleet-test 480 VM_FAILED
+match="python3 $here/match.py"
+declare -A broker_pid=() kiosk_pid=()
 
 check() { vm_check_show "$@"; }
 info() { echo "info $*"; }
 t_start=$(vm_now)
 
 # --- helpers ------------------------------------------------------------------------------------
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # broker_start NAME PORT [CONFIG LINE...]: mosquitto on PORT (127.0.0.1 unless a line says
 # otherwise), no persistence, everything logged to $work/NAME.log (appended: a restart keeps
@@ -205,8 +171,6 @@ recorder() {
     sleep 0.3
 }
 recorder_stop() { kill "${rec_pid[$1]}" 2> /dev/null; }
-# lines FILE: how many complete lines it has (a mark for "after this").
-lines() { wc -l < "$1" 2> /dev/null || echo 0; }
 
 # The kiosk's client id at the broker, from its log: the one whose will is on AVAIL_TOPIC.
 client_id() {
@@ -346,7 +310,8 @@ for line in open(path, encoding="utf-8", errors="replace").read().splitlines():
         if key in c and not (c[key].startswith(prefix + "/") and c[key].endswith("/set")):
             problems.append("%s: %s %r" % (topic, key, c[key]))
     for key in ("state_topic", "brightness_state_topic"):
-        if key in c and c[key] != prefix + "/state":
+        want_topic = prefix + ("/last_touch" if parts[3] == "last_touch" else "/state")
+        if key in c and c[key] != want_topic:
             problems.append("%s: %s %r" % (topic, key, c[key]))
     if parts[1] == "camera" and c.get("topic") != prefix + "/screenshot":
         problems.append("%s: topic %r" % (topic, c.get("topic")))
@@ -655,14 +620,20 @@ BROKER_PORT=$p4
 auth_retained() { timeout 10 mosquitto_sub -h 127.0.0.1 -p "$p4" -u kiosk -P 's3cret-Pa55' -t "$1" --retained-only -C 1 -W 2 -F '%p' 2> /dev/null; }
 kiosk_conf "$work/k6.conf" fleetauth "mqtt://127.0.0.1:$p4" "username = kiosk" "password_file = $work/kiosk.pw"
 kiosk_conf "$work/k7.conf" fleetinline "mqtt://127.0.0.1:$p4" "username = kiosk" "password = s3cret-Pa55"
+# A password file written on Windows: its CR is no part of the password.
+printf 's3cret-Pa55\r\n' > "$work/kiosk-crlf.pw"
+chmod 600 "$work/kiosk-crlf.pw"
+kiosk_conf "$work/k10.conf" fleetcrlf "mqtt://127.0.0.1:$p4" "username = kiosk" "password_file = $work/kiosk-crlf.pw"
 kiosk_start k6 "$work/k6.conf" --attract
 kiosk_start k7 "$work/k7.conf" --attract
+kiosk_start k10 "$work/k10.conf" --attract
 auth_online() {
     local end=$((SECONDS + 20))
-    while [ $SECONDS -lt $end ]; do [ "$(auth_retained bubble-kiosk/fleetauth/availability)" = online ] && return 0; sleep 0.3; done
-    echo "retained: '$(auth_retained bubble-kiosk/fleetauth/availability)'"; return 1
+    while [ $SECONDS -lt $end ]; do [ "$(auth_retained bubble-kiosk/$1/availability)" = online ] && return 0; sleep 0.3; done
+    echo "retained: '$(auth_retained bubble-kiosk/$1/availability)'"; return 1
 }
-check "username + password_file: online at a broker that wants them" auth_online
+check "username + password_file: online at a broker that wants them" auth_online fleetauth
+check "a password_file with CR LF line ends: online all the same" auth_online fleetcrlf
 sleep 2
 check "inline password: refused with a log line naming password_file" grep -q 'password_file' "$work/k7.err"
 grep 'password' "$work/k7.err" | head -n 2 | sed 's/^/       log: /'
@@ -670,8 +641,100 @@ check "inline password: the kiosk plays on (frames increasing)" plays k7 4
 check "inline password: it is not online (no session of it at the broker)" no_client "$work/b4.log" bubble-kiosk/fleetinline
 info "inline password: connection attempts the broker refused: $(grep -c 'not authorised' "$work/b4.log")"
 check "no kiosk crashed" bash -c "! grep -lE '$VM_CRASH_RE' '$work'/k*.err"
-kill -TERM "${kiosk_pid[k6]}" "${kiosk_pid[k7]}"
-kiosk_exit k6 10; kiosk_exit k7 10
+kill -TERM "${kiosk_pid[k6]}" "${kiosk_pid[k7]}" "${kiosk_pid[k10]}"
+kiosk_exit k6 10; kiosk_exit k7 10; kiosk_exit k10 10
+
+# --- 6: careless automations and a hostile network ---------------------------------------------------
+p6=$(free_port)
+broker_start b6 "$p6"
+check "setup: mosquitto on 127.0.0.1:$p6" broker_running b6
+BROKER_PORT=$p6
+node=fleethostile prefix=bubble-kiosk/fleethostile
+# Retained commands, left by an automation's slip before the kiosk starts: never carried out.
+pub -r -t "$prefix/restart/set" -m PRESS
+pub -r -t "$prefix/display/set" -m OFF
+recorder k9 "$prefix/#"
+recorder ha9 "homeassistant/#"
+kiosk_conf "$work/k9.conf" $node "mqtt://127.0.0.1:$p6"
+kiosk_start k9 "$work/k9.conf" --attract
+check "retained commands: the kiosk comes online" wait_retained "$prefix/availability" online 20
+sleep 2
+kiosk_exit k9 1
+check "a retained restart/set is not carried out: the kiosk runs on (no exit 10)" [ "$kiosk_rc" = running ]
+check "a retained display/set OFF is not carried out: the display is on" retained_has "$prefix/state" '"display":"on"'
+check "each retained command is one log line naming its topic and how to clear it" \
+    bash -c "grep -c 'a retained message, not carried out' '$work/k9.err' | grep -qx 2 && grep -qF \"clear it with: mosquitto_pub -r -n -t '$prefix/restart/set'\" '$work/k9.err'"
+grep 'a retained message' "$work/k9.err" | head -n 1 | sed 's/^/       log: /'
+clear_as_told() {
+    local t
+    for t in restart display; do pub -r -n -t "$prefix/$t/set"; done
+    no_retained "$prefix/restart/set" && no_retained "$prefix/display/set"
+}
+check "the log's mosquitto_pub -r -n clears them" clear_as_told
+kiosk_exit k9 1
+check "clearing them (an empty retained message, delivered live) restarts nothing" [ "$kiosk_rc" = running ]
+# MQTT 5 keeps the retain flag as published: a command published retained while the kiosk is
+# up is no command either.
+pub -r -t "$prefix/restart/set" -m PRESS
+sleep 1
+kiosk_exit k9 1
+check "a restart/set published retained while the kiosk runs is not carried out either" [ "$kiosk_rc" = running ]
+pub -r -n -t "$prefix/restart/set"
+
+# 200 MB to a command topic: the broker is told the kiosk's maximum packet size (MQTT 5) and
+# never sends it; the kiosk's memory stays flat.
+hwm() { awk '/^VmHWM/ { print $2 }' "/proc/${kiosk_pid[k9]}/status"; }
+before=$(hwm)
+head -c 200000000 /dev/zero > "$work/huge.bin"
+t0=$(vm_now)
+timeout 60 mosquitto_pub -h 127.0.0.1 -p "$p6" -t "$prefix/volume/set" -f "$work/huge.bin"
+rm -f "$work/huge.bin"
+info "200 MB published in $(vm_elapsed "$t0") s; the kiosk's peak RSS ${before} kB before"
+head -c 300 /dev/zero | tr '\0' 7 > "$work/small-but-too-long.bin"
+pub -t "$prefix/volume/set" -f "$work/small-but-too-long.bin"
+mark=$(lines "$work/k9.rec")
+pub -t "$prefix/volume/set" -m 33
+check "after 200 MB on volume/set the next command works (state volume 33)" $match "$work/k9.rec" "$mark" 10 "t == '$prefix/state' and j['volume'] == 33"
+after=$(hwm)
+info "the kiosk's peak RSS after: ${after} kB"
+check "200 MB on volume/set: the kiosk's peak memory grew by less than 20 MB (${before} -> ${after} kB)" [ $((after - before)) -lt 20000 ]
+check "300 bytes on volume/set: dropped unread, one line" grep -q 'volume/set: a message of 300 bytes dropped unread' "$work/k9.err"
+
+# Home Assistant saying online 10,000 times: the configs again at most once per 10 s.
+mark=$(lines "$work/ha9.rec")
+yes online | head -n 10000 | pub -t homeassistant/status -l
+sleep 12
+resent=$(tail -n +$((mark + 1)) "$work/ha9.rec" | grep -c "^. [0-9.]* homeassistant/[a-z_]*/$node/")
+info "10,000 'online' on homeassistant/status: $resent config messages in 12 s (13 a resend)"
+check "homeassistant/status flood: at most two resends in 12 s (got $((resent / 13)))" [ "$resent" -ge 13 ] && [ "$resent" -le 26 ]
+check "homeassistant/status flood: a line per resend" bash -c "[ \$(grep -c 'Home Assistant said online' '$work/k9.err') -le 2 ]"
+
+# A dashboard slider dragged for 12 s: 10 commands a second, every one carried out, a few lines.
+lines_before=$(grep -c 'volume set to' "$work/k9.err")
+for i in $(seq 120); do pub -t "$prefix/volume/set" -m $((i % 100)); sleep 0.1; done
+sleep 1
+check "120 volume commands: the last one is in the state (volume 20)" retained_has "$prefix/state" '"volume":20,'
+sleep 10
+n=$(( $(grep -c 'volume set to' "$work/k9.err") - lines_before ))
+check "120 volume commands in 12 s: at most 3 log lines (got $n)" [ "$n" -le 3 ]
+grep 'volume set to' "$work/k9.err" | tail -n 1 | sed 's/^/       log: /'
+check "the kiosk played through it all (frames increasing)" plays k9 4
+kill -TERM "${kiosk_pid[k9]}"
+kiosk_exit k9 10
+check "SIGTERM: exit status 0" [ "$kiosk_rc" = 0 ]
+
+# A FIFO as ca_file once hung the kiosk before its first frame, with SIGTERM blocked.
+mkfifo "$work/ca.fifo"
+kiosk_conf "$work/k11.conf" fleetfifo "mqtts://localhost:$p6" "ca_file = $work/ca.fifo"
+kiosk_start k11 "$work/k11.conf" --attract
+sleep 2
+check "a FIFO as ca_file: the kiosk plays (frames increasing)" plays k11 5
+check "a FIFO as ca_file: one line naming the key and the file" grep -qF "ca_file $work/ca.fifo: not a regular file (a FIFO)" "$work/k11.err"
+grep -F 'ca.fifo' "$work/k11.err" | head -n 1 | sed 's/^/       log: /'
+kill -TERM "${kiosk_pid[k11]}"
+kiosk_exit k11 5
+check "a FIFO as ca_file: SIGTERM ends it within 5 s, exit status 0 (got $kiosk_rc)" [ "$kiosk_rc" = 0 ]
+check "no kiosk crashed" bash -c "! grep -lE '$VM_CRASH_RE' '$work'/k*.err"
 
 echo "--- $(vm_elapsed "$t_start") s"
 echo "fleet-test: $VM_PASSED passed, $VM_FAILED failed"

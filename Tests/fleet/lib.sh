@@ -1,0 +1,58 @@
+# Shared helpers for the Tests/fleet scripts (the MQTT test, the Home Assistant test, the fleet
+# bench). Source it after Tests/vm/lib.sh, do not run it.
+
+# fleet_test_args HELP_LINES "$@": a test's arguments, `BINARY [--keep]`: sets $binary (an
+# absolute path, which must be executable) and $keep; --help prints the script's header lines.
+fleet_test_args() {
+    local help=$1
+    shift
+    binary= keep=0
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --keep) keep=1; shift ;;
+            -h|--help) sed -n "${help}p" "$0"; exit 0 ;;
+            -*) vm_die "unknown argument: $1" ;;
+            *) binary=$1; shift ;;
+        esac
+    done
+    [ -n "$binary" ] || vm_die "usage: $(basename "$0") BINARY [--keep]"
+    [ -x "$binary" ] || vm_die "no binary at $binary"
+    binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+}
+
+# fleet_scratch NAME LIMIT_S FAILED_VAR: a scratch folder in $work (/tmp/NAME.XXXXXX), the array
+# $pids of background processes (each killed at the end), and a watchdog that ends the run after
+# LIMIT_S seconds however it goes. At exit the folder is removed unless $keep is 1 or the
+# variable named FAILED_VAR is not 0.
+fleet_scratch() {
+    local name=$1 limit=$2
+    fleet_failed_var=$3
+    work=$(mktemp -d "/tmp/$name.XXXXXX")
+    pids=()
+    trap fleet_cleanup EXIT
+    (
+        trap 'kill "$s" 2> /dev/null; exit 0' TERM
+        sleep "$limit" & s=$!
+        wait "$s"
+        echo "$name: stopped after $limit s" >&2
+        kill -TERM $$
+    ) &
+    fleet_watchdog=$!
+    trap 'exit 3' TERM INT
+}
+fleet_cleanup() {
+    local p
+    kill -TERM "$fleet_watchdog" 2> /dev/null
+    for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done
+    wait 2> /dev/null
+    if [ "${keep:-0}" = 1 ] || [ "${!fleet_failed_var:-0}" != 0 ]; then
+        echo "--- scratch folder kept: $work"
+    else
+        rm -rf "$work"
+    fi
+}
+
+# A free TCP port on loopback.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# lines FILE: how many complete lines it has (a mark for "after this").
+lines() { wc -l < "$1" 2> /dev/null || echo 0; }
