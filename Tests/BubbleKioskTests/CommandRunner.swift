@@ -45,8 +45,19 @@ struct CommandRunner {
     /// fails the test instead of stalling the run.
     @discardableResult
     static func run(_ args: [String], environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
+        try run(binary, args, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `script` with bash (`$0` is the binary, `$1`... `args`), with the environment the
+    /// binary gets from `run`: a pipe, a limit (`ulimit`) around the kiosk.
+    static func shell(_ script: String, _ args: [String] = [], environment: [String: String] = [:],
+                      timeout: Double = 120) throws -> Result {
+        try run(URL(fileURLWithPath: "/bin/bash"), ["-c", script, binary.path] + args, environment: environment, timeout: timeout)
+    }
+
+    private static func run(_ executable: URL, _ args: [String], environment: [String: String], timeout: Double) throws -> Result {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
         // Never pick up a developer's /etc config in tests.

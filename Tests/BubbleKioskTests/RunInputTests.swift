@@ -84,21 +84,8 @@ import Testing
             "$0" run --display virtual:640x400 --duration 3 --seed 2 --screenshot "$1"
             echo "kiosk=$?"
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", script, CommandRunner.binary.path, shot]
-        var env = ProcessInfo.processInfo.environment
-        env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
-        env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
-        env["STATE_DIRECTORY"] = dir.appendingPathComponent("state").path
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let r = try CommandRunner.shell(script, [shot], environment: ["STATE_DIRECTORY": dir.appendingPathComponent("state").path])
+        let (text, errors) = (r.stdout, r.stderr)
         #expect(text.contains("kiosk=0"), "\(text) \(errors)")
         #expect(errors.contains("screenshot \(shot): File too large (write, errno 27)"), "\(errors)")
     }

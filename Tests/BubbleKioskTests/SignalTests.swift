@@ -90,20 +90,7 @@ import Testing
             "$0" run --display virtual:320x200 --status --duration 2.5 --seed 3 --screenshot "$1" | head -1
             echo "kiosk=${PIPESTATUS[0]}"
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", script, CommandRunner.binary.path, shot]
-        var env = ProcessInfo.processInfo.environment
-        env["BUBBLE_KIOSK_CONFIG_DIR"] = dir.appendingPathComponent("no-config").path
-        env["ALSA_CONFIG_PATH"] = TestALSA.silentConfig
-        env["STATE_DIRECTORY"] = dir.appendingPathComponent("state").path
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = try CommandRunner.shell(script, [shot], environment: ["STATE_DIRECTORY": dir.appendingPathComponent("state").path]).stdout
         let lines = text.split(separator: "\n")
         #expect(lines.first?.hasPrefix("t=1s ") == true, "\(text)")
         #expect(lines.last == "kiosk=0", "\(text)")

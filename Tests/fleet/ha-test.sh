@@ -213,14 +213,6 @@ kiosk_start() {
     kiosk_pid[$1]=$!
     pids+=($!)
 }
-# kiosk_exit NODE SECONDS: waits for it to exit; kiosk_rc is its exit status ("running" if not).
-kiosk_rc=
-kiosk_exit() {
-    local pid=${kiosk_pid[$1]}
-    kiosk_rc=0
-    if ! timeout "$2" tail --pid="$pid" -f /dev/null; then kiosk_rc=running; return; fi
-    wait "$pid" 2> /dev/null || kiosk_rc=$?
-}
 kiosk_start $B
 kiosk_start $P
 

@@ -56,3 +56,13 @@ fleet_cleanup() {
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # lines FILE: how many complete lines it has (a mark for "after this").
 lines() { wc -l < "$1" 2> /dev/null || echo 0; }
+
+# kiosk_exit NAME SECONDS: waits for the kiosk $kiosk_pid[NAME] to exit; sets kiosk_rc to its
+# exit status ("running" when it still runs after SECONDS). In the shell whose child it is.
+kiosk_rc=
+kiosk_exit() {
+    local pid=${kiosk_pid[$1]}
+    kiosk_rc=0
+    if ! timeout "$2" tail --pid="$pid" -f /dev/null; then kiosk_rc=running; return; fi
+    wait "$pid" 2> /dev/null || kiosk_rc=$?
+}

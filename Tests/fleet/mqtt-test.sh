@@ -116,15 +116,6 @@ kiosk_start() {
     kiosk_pid[$name]=$!
     pids+=($!)
 }
-# kiosk_exit NAME SECONDS: waits for the kiosk to exit; sets kiosk_rc to its exit status
-# ("running" when it still runs after SECONDS). In this shell, whose child the kiosk is.
-kiosk_rc=
-kiosk_exit() {
-    local pid=${kiosk_pid[$1]}
-    kiosk_rc=0
-    if ! timeout "$2" tail --pid="$pid" -f /dev/null; then kiosk_rc=running; return; fi
-    wait "$pid" 2> /dev/null || kiosk_rc=$?
-}
 
 # Subscriptions. BROKER_PORT (and TLS_ARGS for mqtts) says which broker.
 BROKER_PORT= TLS_ARGS=()
