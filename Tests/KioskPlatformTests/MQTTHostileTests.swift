@@ -39,6 +39,32 @@ import Testing
         kiosk.connection.stop(farewell: nil)
     }
 
+    /// Where only the stored copy should count as retained (Home Assistant's status), a live
+    /// message published retained arrives without the flag, the stored one with it.
+    @Test func theRetainFlagFromTheStoreOnlyWhereAsked() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let loop = try EventLoop(signals: [])
+        let sender = try Client(Self.endpoint(port: broker.port, id: "sender"), loop: loop)
+        var e = Self.endpoint(port: broker.port, id: "kiosk", subscriptions: ["ha/status", "test/#"])
+        e.retainFlagFromStoreOnly = ["ha/status"]
+        #expect(try Self.run(loop, seconds: 5) { sender.connects == 1 })
+        sender.connection.publish(MQTTMessage(topic: "ha/status", payload: Array("online".utf8), retain: true))
+        _ = try Self.run(loop, seconds: 1) { false }
+        let kiosk = try Client(e, loop: loop)
+        #expect(try Self.run(loop, seconds: 5) { !kiosk.received("ha/status").isEmpty }, "\(kiosk.notices)")
+        #expect(kiosk.notices.contains(.message(topic: "ha/status", payload: Array("online".utf8), retained: true)), "the stored one")
+        #expect(try MQTTConnectionTests.settle(loop, publisher: sender, subscriber: kiosk, topic: "test/probe"))
+        sender.connection.publish(MQTTMessage(topic: "ha/status", payload: Array("online".utf8), retain: true))
+        sender.connection.publish(MQTTMessage(topic: "test/cmd", payload: Array("x".utf8), retain: true))
+        #expect(try Self.run(loop, seconds: 5) { kiosk.received("ha/status").count == 2 && !kiosk.received("test/cmd").isEmpty })
+        #expect(kiosk.notices.last { if case .message("ha/status", _, _) = $0 { true } else { false } }
+                == .message(topic: "ha/status", payload: Array("online".utf8), retained: false), "a live one: news")
+        #expect(kiosk.notices.contains(.message(topic: "test/cmd", payload: Array("x".utf8), retained: true)), "as published elsewhere")
+        sender.connection.stop(farewell: nil)
+        kiosk.connection.stop(farewell: nil)
+    }
+
     /// A payload over the limit is not copied (the notice has its size only); one far over it
     /// never comes at all: the broker was told the maximum packet size (MQTT 5).
     @Test func oversizedMessagesAreDroppedUnreadOrNeverSent() throws {

@@ -249,5 +249,6 @@ import Testing
         #expect(endpoint.maximumIncomingPayload == FleetCommand.maximumPayloadBytes)
         #expect(endpoint.reconnectSpread == .seconds(60))
         #expect(endpoint.maximumPacketSize < 4096)
+        #expect(endpoint.retainFlagFromStoreOnly == ["homeassistant/status"], "a live retained online is news")
     }
 }

@@ -5,7 +5,8 @@ extension FleetLayer {
     func take(topic: String, payload: [UInt8], retained: Bool) {
         guard let names, let host else { return }
         if let status = discovery?.statusTopic, topic == status {
-            // A retained `online` comes with every connection, which sends the configs anyway.
+            // The stored `online` (a retained birth message) comes with every connection, which
+            // sends the configs anyway; a live one, retained or not, is Home Assistant starting.
             if !retained, HomeAssistantDiscovery.saysOnline(payload) { homeAssistantOnline(at: host.loop.now) }
             return
         }

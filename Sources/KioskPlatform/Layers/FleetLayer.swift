@@ -99,7 +99,7 @@ public final class FleetLayer: KioskLayer {
         self.names = names
         self.discovery = discovery
         guard let password = readPassword() else { return }
-        let endpoint = MQTTEndpoint(
+        var endpoint = MQTTEndpoint(
             host: broker.host, port: broker.port, tls: broker.tls,
             caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile,
             username: settings.username.isEmpty ? nil : settings.username, password: password,
@@ -108,6 +108,7 @@ public final class FleetLayer: KioskLayer {
             subscriptions: names.commandTopics + [discovery.statusTopic].compactMap { $0 },
             maximumIncomingPayload: FleetCommand.maximumPayloadBytes,
             reconnectSpread: .milliseconds(Int64((settings.reconnectSpreadS * 1000).rounded())))
+        endpoint.retainFlagFromStoreOnly = Set([discovery.statusTopic].compactMap { $0 })
         do {
             let mailbox = try Mailbox<ScreenshotOutcome>(name: "mqtt screenshot")
             mailbox.attach(to: host.loop, name: "mqtt screenshot") { [unowned self] outcomes in outcomes.forEach(screenshotDone) }

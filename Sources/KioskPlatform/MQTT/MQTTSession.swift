@@ -115,8 +115,9 @@ final class MQTTSession: Sendable {
             // broker would have refused anyway: the log line says so. In MQTT 5 a message keeps
             // the retain flag it was published with, so a command published retained is known as
             // such the first time too (3.1.1 clears the flag for existing subscriptions).
-            let r = v5 ? mosquitto_subscribe_v5(handle.raw, nil, topic, 0, Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue), nil)
-                       : mosquitto_subscribe(handle.raw, nil, topic, 0)
+            let asPublished = v5 && !endpoint.retainFlagFromStoreOnly.contains(topic)
+            let r = asPublished ? mosquitto_subscribe_v5(handle.raw, nil, topic, 0, Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue), nil)
+                                : mosquitto_subscribe(handle.raw, nil, topic, 0)
             if r != MOSQ_ERR_SUCCESS.rawValue { onErrorLog("subscribing to \(echoed(topic)): \(Self.words(r))") }
         }
         connected.store(true, ordering: .sequentiallyConsistent)

@@ -31,8 +31,12 @@ public struct MQTTEndpoint: Sendable {
     public var keepaliveS: Int
     /// Published by the broker if we vanish (sent QoS 1, retained as given).
     public var will: MQTTMessage
-    /// Subscribed (QoS 0) on every (re)connect.
+    /// Subscribed (QoS 0) on every (re)connect. In MQTT 5 a message keeps the retain flag it
+    /// was published with (a command published retained is known as one at once)...
     public var subscriptions: [String]
+    /// ...but on these, as in MQTT 3.1.1, only the broker's stored copy carries it (Home
+    /// Assistant's `online`, which some set up retained: a live one is news, the stored one not).
+    public var retainFlagFromStoreOnly: Set<String> = []
     /// Incoming payloads longer than this are dropped unread (`MQTTNotice.oversized`); a broker
     /// that speaks MQTT 5 is told a maximum packet size that keeps larger ones from being sent.
     public var maximumIncomingPayload: Int
