@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies run one way: executable -> runtime -> platform/render -> core.
+// Dependencies run one way: executable -> runtime -> layers -> platform, render -> core.
 // KioskCore is plain Swift (no C imports) so tests drive it without any device.
 let package = Package(
     name: "bubble-kiosk",
@@ -29,16 +29,20 @@ let package = Package(
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "CSQLite"]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPixman", "CLinux"]),
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "KioskRender", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto", "CSSL"]),
+        // The system: devices, the loop, files, processes, threads. Neither cairo nor pixman.
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto", "CSSL"]),
+        // What plugs into the runtime (sounds, hooks, metrics, the backlight, fleet control) and
+        // the protocol it plugs in by.
+        .target(name: "KioskLayers", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
+        .target(name: "KioskScores", dependencies: ["KioskCore", "KioskPlatform", "KioskLayers", "CSQLite"]),
         // The live kiosk as a library: the loop's work, signals, reload, VT and display loss.
-        .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"]),
+        .target(name: "KioskRuntime", dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskLayers"]),
         // The commands (argument parsing, backend wiring) as a library both executables link;
         // its sources stay in Sources/BubbleKiosk.
         .target(
             name: "KioskCommands",
-            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskRuntime", "KioskScores"],
+            dependencies: ["KioskCore", "KioskRender", "KioskPlatform", "KioskLayers", "KioskRuntime", "KioskScores"],
             path: "Sources/BubbleKiosk"
         ),
         .executableTarget(name: "BubbleKiosk", dependencies: ["KioskCommands"], path: "Sources/BubbleKioskMain"),
@@ -65,11 +69,11 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskRuntimeTests",
-            dependencies: ["KioskRuntime", "KioskPlatform", "KioskRender", "KioskCore", "KioskScores", "KioskTestSupport"]
+            dependencies: ["KioskRuntime", "KioskLayers", "KioskPlatform", "KioskRender", "KioskCore", "KioskScores", "KioskTestSupport"]
         ),
         .testTarget(
             name: "KioskScoresTests",
-            dependencies: ["KioskScores", "KioskRuntime", "KioskPlatform", "KioskCore", "CSQLite", "KioskTestSupport"]
+            dependencies: ["KioskScores", "KioskRuntime", "KioskLayers", "KioskPlatform", "KioskCore", "CSQLite", "KioskTestSupport"]
         ),
         .testTarget(
             name: "BubbleKioskTests",

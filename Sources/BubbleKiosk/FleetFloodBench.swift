@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLayers
 import KioskPlatform
 import KioskRuntime
 

@@ -1,6 +1,8 @@
 import Glibc
 import KioskCore
+import KioskLayers
 import KioskPlatform
+import KioskRender
 import KioskRuntime
 import KioskScores
 
@@ -194,15 +196,16 @@ struct RunCommand: KioskCommand {
             if arg != nil && args.value("drm-device") != nil { throw UsageError("give the card once: drm:CARD or --drm-device") }
             if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(echoed(m))'") }
             return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), outputs: settings.outputSelection,
-                                  connector: args.value("connector"), mode: args.value("mode"), rotation: settings.rotation)
+                                  connector: args.value("connector"), mode: args.value("mode"), rotation: settings.rotation,
+                                  paintMirror: MirrorScaler.paint)
         case "fbdev":
             return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation)
         case "virtual":
-            guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800)) }
+            guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800), allocate: { PixelMemory.blackBuffer(size: $0) }) }
             guard let size = PixelSize(parsing: text) else {
                 throw UsageError("--display virtual:WxH expects a size such as 1280x800, each side at most \(PixelSize.maximumSide), got '\(echoed(text))'")
             }
-            return VirtualDisplay(size: size)
+            return VirtualDisplay(size: size, allocate: { PixelMemory.blackBuffer(size: $0) })
         default:
             throw UsageError("--display expects drm[:CARD], fbdev[:/dev/fbN]\(WindowBackend.registered == nil ? "" : ", window[:WxH]") or virtual[:WxH], got '\(echoed(spec))'")
         }

@@ -134,7 +134,7 @@ extension DRMDisplay {
             do {
                 outputs.append(try DRMOutput(device: device, connector: connector, crtcID: crtc, mode: mode,
                                              placement: placement(main: outputs.isEmpty, panel: mode.size, game: newSize),
-                                             flipResult: slot))
+                                             flipResult: slot, paintMirror: paintMirror))
             } catch {
                 Console.log(.error, "\(connector.name) \(mode): \(error)")
             }

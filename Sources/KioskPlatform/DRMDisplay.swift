@@ -65,6 +65,7 @@ public final class DRMDisplay: Display {
     var probePending = false
     private var flipTimeouts = RateLimitedLog()
     private var mirrorFailures = RateLimitedLog()
+    let paintMirror: MirrorPainter
     /// Warnings already given (each said once).
     var said: Set<String> = []
 
@@ -74,8 +75,11 @@ public final class DRMDisplay: Display {
     /// Nothing on screen changes until the first `present`.
     /// Throws when waiting cannot help: no card with a display engine, a connector that no
     /// card has, a mode the connected screen does not offer.
+    ///
+    /// `paintMirror` scales the game's picture onto the screens that mirror it.
     public init(devicePath: String?, outputs selection: OutputSelection = .first, connector connectorName: String?,
-                mode modeText: String?, rotation: Int) throws {
+                mode modeText: String?, rotation: Int, paintMirror: @escaping MirrorPainter) throws {
+        self.paintMirror = paintMirror
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }

@@ -1,7 +1,6 @@
 internal import CDRM
 import Glibc
 import KioskCore
-import KioskRender
 
 /// One screen a `DRMDisplay` drives: a connector on its own CRTC, in one mode, with two dumb
 /// buffers flipped in turn. The main screen shows the game turned by the panel's rotation; a
@@ -43,9 +42,15 @@ final class DRMOutput {
     private(set) var poweredOff = false
     private var crtcOff = false
 
-    /// - Parameter flipResult: where this output's page-flip events land (the display's slot).
+    /// Scales the picture onto a mirror.
+    private let paintMirror: MirrorPainter
+
+    /// - Parameters:
+    ///   - flipResult: where this output's page-flip events land (the display's slot).
+    ///   - paintMirror: scales the picture when the placement is a mirror.
     init(device: DRMDevice, connector: DRMConnector, crtcID: UInt32, mode: DRMMode, placement: Placement,
-         flipResult: UnsafeMutablePointer<CDRM_flip_result>) throws {
+         flipResult: UnsafeMutablePointer<CDRM_flip_result>, paintMirror: @escaping MirrorPainter) throws {
+        self.paintMirror = paintMirror
         self.device = device
         self.connector = connector
         self.crtcID = crtcID
@@ -218,7 +223,7 @@ final class DRMOutput {
                 copied += rect.area * 4
             }
         case .mirrored(let fit):
-            MirrorScaler.paint(frame, rects, fit: fit, into: buffer.pixels, destinationStride: buffer.pitch)
+            paintMirror(frame, rects, fit, buffer.pixels, buffer.pitch)
             copied += rects.compactMap(fit.targetRect(of:)).reduce(0) { $0 + $1.area * 4 }
         }
     }

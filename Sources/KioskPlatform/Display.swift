@@ -1,5 +1,4 @@
 import KioskCore
-import KioskRender
 
 /// Where frames go: the virtual framebuffer, DRM/KMS, or fbdev.
 ///
@@ -9,6 +8,16 @@ import KioskRender
 /// A display that loses the screen to another program (DRM master taken away) throws
 /// `DisplayError.lost` from `present` or `resume`, and `canPresent` stays false until a later
 /// `resume()` succeeds: stop presenting and retry `resume()` with backoff, then repaint in full.
+/// Paints damaged rectangles of the game's picture, scaled by `MirrorFit`, into a mirrored
+/// screen's XRGB8888 buffer (its pixels and row stride). The renderer's scaler is handed in: the
+/// platform draws nothing itself.
+public typealias MirrorPainter = (_ picture: PixelBuffer, _ rects: [PixelRect], _ fit: MirrorFit,
+                                  _ into: UnsafeMutableRawPointer, _ stride: Int) -> Void
+
+/// Makes a black pixel buffer of a size (the renderer's `PixelMemory.blackBuffer` takes pages of
+/// their own from the system; plain memory does as well).
+public typealias PixelAllocator = (PixelSize) -> PixelBuffer
+
 public protocol Display: AnyObject {
     /// Short name for status lines and logs (`virtual`, `drm:/dev/dri/card0 HDMI-A-1`).
     var name: String { get }
@@ -132,19 +141,24 @@ public final class VirtualDisplay: Display {
     /// False plays a display whose page flips never complete: frames are taken but never shown.
     public var completesFrames = true
     private let clock: KioskClock
+    private let allocate: PixelAllocator
 
-    /// - Parameter clock: stamps the moment a frame "becomes visible" (virtual time in tests).
-    public init(size: PixelSize, clock: KioskClock = MonotonicClock.shared) {
+    /// - Parameters:
+    ///   - clock: stamps the moment a frame "becomes visible" (virtual time in tests).
+    ///   - allocate: where the "scanout buffer" comes from.
+    public init(size: PixelSize, clock: KioskClock = MonotonicClock.shared,
+                allocate: @escaping PixelAllocator = { PixelBuffer(size: $0) }) {
         self.size = size
         self.clock = clock
-        screen = PixelMemory.blackBuffer(size: size)
+        self.allocate = allocate
+        screen = allocate(size)
     }
 
     /// A screen of another size, black until the next frame (tests of a resized window).
     public func resize(to new: PixelSize) {
         guard new != size else { return }
         size = new
-        screen = PixelMemory.blackBuffer(size: new)
+        screen = allocate(new)
         onResize?()
     }
 

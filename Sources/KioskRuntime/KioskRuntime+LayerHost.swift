@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLayers
 import KioskPlatform
 
 /// What the runtime offers its layers (`LayerHost`) beyond the loop and the settings.

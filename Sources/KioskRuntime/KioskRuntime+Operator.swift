@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskLayers
 import KioskPlatform
 
 /// The runtime's share of the operator input: the stuck-touch filter and the operator

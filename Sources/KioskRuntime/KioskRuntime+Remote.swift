@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLayers
 import KioskPlatform
 
 /// What fleet control (`FleetLayer`, for an operator far away) may ask of the kiosk: the same

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLayers
 import KioskPlatform
 
 /// The touch-test screen's state in the runtime, and the heatmap of touches since start.

@@ -22,7 +22,7 @@ public final class VirtualKiosk<Input: TouchInput> {
                 notifier: ServiceNotifier? = nil, loadConfig: (() -> ConfigResult)? = nil) throws {
         self.clock = clock
         self.input = input
-        display = makeDisplay?(clock) ?? VirtualDisplay(size: size, clock: clock)
+        display = makeDisplay?(clock) ?? VirtualDisplay(size: size, clock: clock, allocate: { PixelMemory.blackBuffer(size: $0) })
         loop = try EventLoop(clock: clock)
         runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                console: console, notifier: notifier,

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLayers
 import KioskPlatform
 
 /// The score layer: turns the game's events into one `RoundRecord` per round played, hands them

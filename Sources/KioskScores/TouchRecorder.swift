@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLayers
 import KioskPlatform
 
 /// Keeps the touch heatmap in the play statistics: the runtime's map of the touch-downs of play

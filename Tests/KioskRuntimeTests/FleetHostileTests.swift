@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskLayers
 import KioskPlatform
 import KioskRuntime
 import KioskTestSupport

@@ -1,6 +1,7 @@
 import Glibc
 import KioskCore
 import KioskTestSupport
+import KioskLayers
 import KioskPlatform
 import KioskRuntime
 import Testing

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlatform
 
 /// The `[hooks]` layer: runs the programs configured for the kiosk's events (`HookEventMapper`
 /// says which, with what data), follows reloads and lets go of running hooks at exit.

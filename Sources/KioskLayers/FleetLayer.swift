@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskPlatform
 
 /// Where fleet control's messages go: the MQTT connection, or a recorder (tests, the bench).
 public protocol FleetLink: AnyObject {

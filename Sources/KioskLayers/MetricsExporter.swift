@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskPlatform
 
 /// Fleet metrics: counts the kiosk's events and, while `[metrics] textfile` names a file,
 /// rewrites that file every `interval_s` for Prometheus node_exporter's textfile collector

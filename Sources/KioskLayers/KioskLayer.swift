@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlatform
 
 /// A part of the kiosk that follows the game from outside the frame path (sounds, hooks, scores,
 /// metrics, fleet control). The runtime announces; layers listen.

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlatform
 
 /// The commands an operator sends from afar (`PREFIX/NAME/set`), and Home Assistant's status.
 extension FleetLayer {

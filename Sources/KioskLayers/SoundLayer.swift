@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlatform
 
 /// The sounds layer: plays the game's cues (`SoundCues`) on a `SoundPlayer`, its own thread and
 /// ALSA stream; the loop only posts to its mailbox.

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlatform
 import KioskRender
 
 /// `PREFIX/screenshot/set`: the screen's picture, made into PNG away from the loop.

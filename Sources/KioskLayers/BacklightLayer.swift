@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlatform
 
 /// The backlight layer: `[display] brightness` from the start, dimming after
 /// `dim_after_idle_min` without a touch, `bl_power` off while the display sleeps and on again
