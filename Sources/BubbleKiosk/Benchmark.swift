@@ -27,7 +27,7 @@ struct Benchmark {
         // The runtime never draws: the bench draws each of its scenes, timed, with its renderer.
         kiosk = try VirtualKiosk(settings: settings, size: size, display: { _ in WithheldDisplay(size: size) },
                                  options: options)
-        kiosk.runtime.logger = { _, _ in }
+        kiosk.runtime.logger = .discard
     }
 
     /// The demo one frame on: what the kiosk draws then.

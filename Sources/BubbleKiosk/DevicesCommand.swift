@@ -31,7 +31,7 @@ struct DevicesCommand: KioskCommand {
         for path in cards {
             let device: DRMDevice
             do {
-                device = try DRMDevice(path: path)
+                device = try DRMDevice(path: path, log: .standardError)
             } catch {
                 lines.append("  \(error)")
                 lines += sysfsConnectorLines(card: String(path.split(separator: "/").last ?? ""))

@@ -42,7 +42,7 @@ enum FleetFloodBench {
         options.seed = seed
         options.attractNow = true
         let kiosk = try VirtualKiosk(settings: settings, size: size, input: NoTouchInput(), options: options)
-        kiosk.runtime.logger = { _, _ in }
+        kiosk.runtime.logger = .discard
         let link = CountingLink()
         let layer = FleetLayer(sound: nil, backlight: nil, connect: { _, _, deliver in
             link.deliver = deliver

@@ -19,7 +19,7 @@ enum InputLatencyBench {
         // Wall time: the monotonic clock stamps the touches and the display's "visible".
         let kiosk = try VirtualKiosk(settings: settings, size: size, clock: MonotonicClock.shared, options: options)
         let runtime = kiosk.runtime, input = kiosk.input
-        runtime.logger = { _, _ in }
+        runtime.logger = .discard
         try runtime.start()
         // Tap Start, so the samples are taken mid-round.
         let start = (runtime.session.game.button(for: .classic) ?? runtime.session.game.button).center

@@ -61,12 +61,12 @@ enum LayerLoadBench {
         let text = script.text(popping: round.bubbles, limit: nil, swipeLengthPx: field.px(25), goal: round.goal)
         let reader = try EvemuReader(text: text, file: "bench round")
 
-        let input = ReplayTouchInput(recording: reader, path: "bench", screen: size)
+        let input = ReplayTouchInput(recording: reader, path: "bench", screen: size, log: .discard)
         var options = KioskRuntime.Options()
         options.seed = seed
         let kiosk = try VirtualKiosk(settings: settings, size: size, input: input, options: options)
         let runtime = kiosk.runtime
-        runtime.logger = { _, _ in }
+        runtime.logger = .discard
         var pops = 0
         runtime.observe { event, _ in
             if case .game(.popped) = event { pops += 1 }

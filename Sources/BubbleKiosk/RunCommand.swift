@@ -77,7 +77,8 @@ struct RunCommand: KioskCommand {
         let seed = try args.seed() ?? UInt64(bitPattern: EventLoop.now().microseconds) ^ UInt64(getpid())
         // Signals are blocked (and SIGPIPE ignored) from here on, so a SIGTERM while the display
         // is being set up still ends in the clean exit path; threads started later inherit that.
-        let loop = try EventLoop()
+        let log = Logger.standardError
+        let loop = try EventLoop(log: log)
         let configPath = args.value("config")
         let config = ConfigLoader.load(configPath: configPath)
         for d in config.diagnostics { Console.log(d.severity == .error ? .error : .warning, "\(d)") }
@@ -90,7 +91,8 @@ struct RunCommand: KioskCommand {
         let settings = config.settings
         let display: Display
         do {
-            display = try makeDisplay(args.value("display") ?? (WindowBackend.registered == nil ? "drm" : "window"), args: args, settings: settings.display)
+            display = try makeDisplay(args.value("display") ?? (WindowBackend.registered == nil ? "drm" : "window"), args: args,
+                                      settings: settings.display, log: log)
         } catch let error as DisplaySetupError {
             // Not master, no screen, no permission: say so plainly; the supervisor retries.
             Console.log(.error, "\(error)")
@@ -107,7 +109,7 @@ struct RunCommand: KioskCommand {
         let defaultInput = isWindow ? "window" : display is VirtualDisplay ? "none" : "evdev"
         guard let input = try makeInput(args.value("input") ?? defaultInput, screen: display.nativeSize,
                                         grab: args.has("grab") || settings.input.grab,
-                                        window: isWindow ? display : nil) else { return 2 }
+                                        window: isWindow ? display : nil, log: log) else { return 2 }
         var options = KioskRuntime.Options()
         options.screenshotPath = usableOutput(args.value("screenshot"), option: "--screenshot")
         options.screenshotEvery = every.flatMap { e in usableOutput(e.1, option: "--screenshot-every").map { (.seconds(e.0), $0) } }
@@ -119,9 +121,9 @@ struct RunCommand: KioskCommand {
         options.touchTest = args.has("touch-test")
         options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
         // Only DRM can give the screen up: fbdev would keep drawing over the other VT.
-        let console = display is DRMDisplay ? try openConsole(loop) : nil
+        let console = display is DRMDisplay ? try openConsole(loop, log: log) : nil
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
-                                   console: console, notifier: SystemdNotifier(),
+                                   console: console, notifier: SystemdNotifier(log: log), logger: log,
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         runtime.attach(operatorLayers(scoreDirectory: StateDirectory.resolveForStore(flag: args.value("state-dir"))))
         Console.log(.info, "display \(echoed(display.name, limit: 120)), input \(echoed(input.name, limit: 120)), seed \(seed)" + (console == nil ? "" : ", on a VT"))
@@ -159,10 +161,10 @@ struct RunCommand: KioskCommand {
     /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is
     /// blocked first: the kernel may send it as soon as the VT is ours, and its default action
     /// would end the process. Without a usable VT the kiosk still runs, without switching.
-    static func openConsole(_ loop: EventLoop) throws -> ConsoleOwner? {
+    static func openConsole(_ loop: EventLoop, log: Logger) throws -> ConsoleOwner? {
         try loop.watch(signal: VirtualTerminal.signal)
         do {
-            guard let vt = try VirtualTerminal.open() else { return nil }
+            guard let vt = try VirtualTerminal.openStandardInput(log: log) else { return nil }
             Console.log(.info, "\(vt.name): VT switching on signal \(vt.switchSignal)"
                 + (vt.isActive ? "" : " (not the active VT: waiting for it)"))
             return vt
@@ -172,7 +174,7 @@ struct RunCommand: KioskCommand {
         }
     }
 
-    static func makeDisplay(_ spec: String, args: Arguments, settings: DisplaySettings) throws -> Display {
+    static func makeDisplay(_ spec: String, args: Arguments, settings: DisplaySettings, log: Logger) throws -> Display {
         let (kind, arg) = split(spec)
         if args.has("fullscreen") && kind != "window" { throw UsageError("--fullscreen goes with --display window") }
         switch kind {
@@ -197,9 +199,9 @@ struct RunCommand: KioskCommand {
             if let m = args.value("mode"), DRMModeRequest(parsing: m) == nil { throw UsageError("--mode expects WxH[@Hz], got '\(echoed(m))'") }
             return try DRMDisplay(devicePath: arg ?? args.value("drm-device"), outputs: settings.outputSelection,
                                   connector: args.value("connector"), mode: args.value("mode"), rotation: settings.rotation,
-                                  paintMirror: MirrorScaler.paint)
+                                  paintMirror: MirrorScaler.paint, log: log)
         case "fbdev":
-            return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation)
+            return try FBDevDisplay(path: arg ?? "/dev/fb0", rotation: settings.rotation, log: log)
         case "virtual":
             guard let text = arg else { return VirtualDisplay(size: PixelSize(width: 1280, height: 800), allocate: { PixelMemory.blackBuffer(size: $0) }) }
             guard let size = PixelSize(parsing: text) else {
@@ -212,7 +214,7 @@ struct RunCommand: KioskCommand {
     }
 
     /// The input named on the command line; nil (after printing why) when a recording is unusable.
-    static func makeInput(_ spec: String, screen: PixelSize, grab: Bool = false, window: Display? = nil) throws -> TouchInput? {
+    static func makeInput(_ spec: String, screen: PixelSize, grab: Bool = false, window: Display? = nil, log: Logger) throws -> TouchInput? {
         let (kind, arg) = split(spec)
         switch kind {
         case "window":
@@ -224,11 +226,11 @@ struct RunCommand: KioskCommand {
             return NoTouchInput()
         case "evdev":
             if arg == "" { throw UsageError("--input evdev:PATH needs a device path") }
-            return EvdevTouchInput(path: arg, screen: screen, grab: grab)
+            return EvdevTouchInput(path: arg, screen: screen, grab: grab, log: log)
         case "replay":
             guard let path = arg else { throw UsageError("--input replay:FILE needs a file") }
             guard let recording = loadRecording(path) else { return nil }
-            return ReplayTouchInput(recording: recording, path: path, screen: screen)
+            return ReplayTouchInput(recording: recording, path: path, screen: screen, log: log)
         default:
             throw UsageError("--input expects evdev, evdev:PATH, none or replay:FILE, got '\(echoed(spec))'")
         }

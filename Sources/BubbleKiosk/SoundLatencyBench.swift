@@ -22,7 +22,7 @@ struct SoundLatencyBench {
         var settings = SoundSettings()
         settings.device = device
         settings.volume = 0
-        let player = try SoundPlayer(settings: settings, log: { _, _ in })
+        let player = try SoundPlayer(settings: settings, log: .discard)
         defer { player.stop() }
         guard wait({ player.stats.configured == 1 }), player.stats.deviceOpen else { return result }
         result.opened = true

@@ -33,7 +33,7 @@ enum StartupBench {
     private static func firstFrame(size: PixelSize, options: KioskRuntime.Options) throws -> Double {
         let started = EventLoop.now()
         let kiosk = try VirtualKiosk(settings: Settings(), size: size, clock: MonotonicClock.shared, options: options)
-        kiosk.runtime.logger = { _, _ in }
+        kiosk.runtime.logger = .discard
         try kiosk.runtime.start()
         while kiosk.runtime.frames == 0, EventLoop.now().milliseconds(since: started) < 5000 {
             kiosk.runtime.step()
@@ -49,7 +49,7 @@ enum StartupBench {
         var settings = Settings()
         settings.attract.demo = false
         let kiosk = try VirtualKiosk(settings: settings, size: size, options: options)
-        kiosk.runtime.logger = { _, _ in }
+        kiosk.runtime.logger = .discard
         try kiosk.run(ms: 1000)
         let frames = kiosk.runtime.frames, wakeups = kiosk.loop.wakeups
         kiosk.advance(ms: Double(minutes) * 60_000)

@@ -54,10 +54,12 @@ public final class SDLWindowDisplay: Display {
     private var wakeups: Wakeups?
     private var closing = false
     private var restored = false
+    private let log: Logger
 
     /// Opens a window of `requested` frame pixels (or the whole screen with `fullscreen`).
-    public init(size requested: PixelSize, fullscreen: Bool, clock: KioskClock = MonotonicClock.shared) throws {
+    public init(size requested: PixelSize, fullscreen: Bool, clock: KioskClock = MonotonicClock.shared, log: Logger) throws {
         self.clock = clock
+        self.log = log
         self.fullscreen = fullscreen
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")  // the kiosk's signalfd owns SIGINT/SIGTERM
         SDL_SetHint(SDL_HINT_TOUCH_MOUSE_EVENTS, "0")  // real fingers come as fingers only
@@ -145,7 +147,7 @@ public final class SDLWindowDisplay: Display {
     private func signalWake() {
         guard let wake = wakeups?.wake.rawValue else { return }
         if uninterrupted({ CSDL2_eventfd_signal(wake) }) != 0 && errno != EAGAIN {
-            Console.log(.error, "\(SystemError("write", "window wake-up eventfd"))")
+            log(.error, "\(SystemError("write", "window wake-up eventfd"))")
         }
     }
 
@@ -153,7 +155,7 @@ public final class SDLWindowDisplay: Display {
     private func drain(_ fd: Int32?, _ what: String) {
         guard let fd else { return }
         if uninterrupted({ CSDL2_counter_drain(fd) }) != 0 && errno != EAGAIN {
-            Console.log(.error, "\(SystemError("read", "window \(what)"))")
+            log(.error, "\(SystemError("read", "window \(what)"))")
         }
     }
 

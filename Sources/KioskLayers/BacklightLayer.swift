@@ -173,6 +173,6 @@ public final class BacklightLayer: KioskLayer {
     }
 
     private func log(_ level: Console.Level, _ message: String) {
-        if let host { host.log(level, message) } else { Console.log(level, message) }
+        host?.log(level, message)
     }
 }

@@ -299,7 +299,7 @@ public final class FleetLayer: KioskLayer {
     }
 
     func log(_ level: Console.Level, _ message: String) {
-        if let host { host.log(level, message) } else { Console.log(level, message) }
+        host?.log(level, message)
     }
 
     /// The machine's host name (the default node id).

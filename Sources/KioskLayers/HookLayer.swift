@@ -13,7 +13,7 @@ public final class HookLayer: KioskLayer {
     public func attach(to host: LayerHost) {
         self.host = host
         runner = HookRunner(settings: host.settings.hooks, loop: host.loop,
-                            log: { [weak host] level, message in host?.log(level, message) ?? Console.log(level, message) })
+                            log: host.logger)
     }
 
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {

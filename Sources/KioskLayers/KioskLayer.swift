@@ -36,6 +36,8 @@ public protocol LayerHost: AnyObject {
     /// What the kiosk is doing now, for figures written out of the loop (metrics).
     var liveFigures: KioskMetrics.LiveFigures { get }
     func log(_ level: Console.Level, _ message: String)
+    /// Where lines go from any thread (a layer's worker thread); `log` is the loop's.
+    var logger: Logger { get }
     /// Carries out `body`, a command from afar, as one of a spell named `key` (`MQTT
     /// volume/set`): the lines it logs go out for the spell's first command and are summed up
     /// in one line for the rest, so a slider dragged or an automation in a loop does not flood

@@ -129,7 +129,7 @@ public final class MetricsExporter: KioskLayer {
     }
 
     private func log(_ level: Console.Level, _ message: String) {
-        if let host { host.log(level, message) } else { Console.log(level, message) }
+        host?.log(level, message)
     }
 
     /// Writes the file now (on the writer thread when there is one), if metrics are on and no

@@ -9,6 +9,7 @@ public final class SoundLayer: KioskLayer {
     private let startAtOnce: Bool
     private var settings = SoundSettings()
     private var started = false
+    private var logger = Logger.discard
 
     /// - Parameter startAtOnce: start the thread when attached rather than after the first frame
     ///   (the bench, which needs it ready before its round). By default it starts after the
@@ -20,6 +21,7 @@ public final class SoundLayer: KioskLayer {
 
     public func attach(to host: LayerHost) {
         settings = host.settings.sounds
+        logger = host.logger
         if startAtOnce { start() }
     }
 
@@ -47,6 +49,6 @@ public final class SoundLayer: KioskLayer {
     private func start() {
         guard !started else { return }
         started = true
-        player = SoundPlayer.start(settings: settings)
+        player = SoundPlayer.start(settings: settings, log: logger)
     }
 }

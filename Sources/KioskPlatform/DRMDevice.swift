@@ -9,10 +9,13 @@ public final class DRMDevice {
     public let descriptor: FileDescriptor
     /// The card's number for libdrm calls, while the device lives.
     var fd: Int32 { descriptor.rawValue }
+    /// Where what happens to the card and its buffers is said.
+    let log: Logger
 
     /// Opens the card read-write, non-blocking (events are read only when poll says so).
-    public init(path: String) throws {
+    public init(path: String, log: Logger) throws {
         self.path = path
+        self.log = log
         do {
             descriptor = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {

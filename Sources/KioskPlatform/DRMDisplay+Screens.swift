@@ -7,8 +7,8 @@ extension DRMDisplay {
     /// The card to use, with its connectors. A named card must work; otherwise cards are tried
     /// in order and the first where `selection` finds a screen wins (card numbers change
     /// between boots), else the first card with a display engine, to wait on.
-    static func discover(devicePath: String?, selection: OutputSelection,
-                         required connectorName: String?) throws -> (DRMDevice, DRMResources, [DRMConnector]) {
+    static func discover(devicePath: String?, selection: OutputSelection, required connectorName: String?,
+                         log: Logger) throws -> (DRMDevice, DRMResources, [DRMConnector]) {
         let paths = devicePath.map { [$0] } ?? DRMDevice.cardPaths()
         guard !paths.isEmpty else {
             throw DisplaySetupError.noDisplay("no /dev/dri/card* (no KMS driver loaded?); try --display fbdev")
@@ -18,7 +18,7 @@ extension DRMDisplay {
         var waitOn: (DRMDevice, DRMResources, [DRMConnector])?
         for path in paths {
             do {
-                let device = try DRMDevice(path: path)
+                let device = try DRMDevice(path: path, log: log)
                 let resources = try device.resources()
                 let connectors = try device.connectors(in: resources)
                 seen.append("\(path): \(connectors.isEmpty ? "no connectors" : connectorList(connectors))")
@@ -71,7 +71,7 @@ extension DRMDisplay {
             resources = try device.resources()
             connectors = try device.connectors(in: resources)
         } catch {
-            Console.log(.error, "probing the screens: \(error)")
+            log(.error, "probing the screens: \(error)")
             return
         }
         let resized = configure(connectors, resources: resources)
@@ -85,7 +85,7 @@ extension DRMDisplay {
         guard let hotplug else { return }
         let events = hotplug.drain().filter { $0.name == cardName || $0.name.hasPrefix(cardName + "-") }
         guard let event = events.last else { return }
-        Console.log(.info, "\(devicePath): \(event.action) event\(event.isHotplug ? " (hotplug)" : ""); probing the screens")
+        log(.info, "\(devicePath): \(event.action) event\(event.isHotplug ? " (hotplug)" : ""); probing the screens")
         probeScreens()
     }
 
@@ -136,7 +136,7 @@ extension DRMDisplay {
                                              placement: placement(main: outputs.isEmpty, panel: mode.size, game: newSize),
                                              flipResult: slot, paintMirror: paintMirror))
             } catch {
-                Console.log(.error, "\(connector.name) \(mode): \(error)")
+                log(.error, "\(connector.name) \(mode): \(error)")
             }
         }
         for output in outputs { output.forget() }
@@ -147,10 +147,10 @@ extension DRMDisplay {
         let after = outputs.map(\.label)
         if after != before {
             if after.isEmpty {
-                Console.log(.warning, "\(devicePath): no screen connected (\(Self.connectorList(connectors))); "
+                log(.warning, "\(devicePath): no screen connected (\(Self.connectorList(connectors))); "
                     + "waiting for a display, the game goes on")
             } else {
-                Console.log(.notice, "\(devicePath): showing on \(after[0])"
+                log(.notice, "\(devicePath): showing on \(after[0])"
                     + (after.count > 1 ? ", mirrored on \(after.dropFirst().joined(separator: ", "))" : ""))
             }
         }
@@ -164,6 +164,6 @@ extension DRMDisplay {
     }
 
     func sayOnce(_ line: String) {
-        if said.insert(line).inserted { Console.log(.warning, line) }
+        if said[line, default: RateLimitedLog()].noteFirst() { log(.warning, line) }
     }
 }

@@ -66,8 +66,10 @@ public final class DRMDisplay: Display {
     private var flipTimeouts = RateLimitedLog()
     private var mirrorFailures = RateLimitedLog()
     let paintMirror: MirrorPainter
-    /// Warnings already given (each said once).
-    var said: Set<String> = []
+    /// Where what happens to the screens is said.
+    let log: Logger
+    /// Warnings given, each said once.
+    var said: [String: RateLimitedLog] = [:]
 
     /// Opens the card (`devicePath`, or the first /dev/dri/card* with a screen `outputs` picks,
     /// or with the connector `connector` when given: that one overrides `outputs`), becomes DRM
@@ -78,8 +80,9 @@ public final class DRMDisplay: Display {
     ///
     /// `paintMirror` scales the game's picture onto the screens that mirror it.
     public init(devicePath: String?, outputs selection: OutputSelection = .first, connector connectorName: String?,
-                mode modeText: String?, rotation: Int, paintMirror: @escaping MirrorPainter) throws {
+                mode modeText: String?, rotation: Int, paintMirror: @escaping MirrorPainter, log: Logger) throws {
         self.paintMirror = paintMirror
+        self.log = log
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
@@ -91,7 +94,8 @@ public final class DRMDisplay: Display {
             request = r
         }
         let selection = connectorName.map { OutputSelection.named([$0]) } ?? selection
-        let (device, resources, connectors) = try Self.discover(devicePath: devicePath, selection: selection, required: connectorName)
+        let (device, resources, connectors) = try Self.discover(devicePath: devicePath, selection: selection, required: connectorName,
+                                                                log: log)
         try device.becomeMaster()
         guard device.supportsDumbBuffers else {
             throw DisplaySetupError.unsupported("\(device.path): the driver has no dumb buffers; try --display fbdev")
@@ -115,11 +119,11 @@ public final class DRMDisplay: Display {
             hotplug = try DeviceEventMonitor(subsystem: "drm")
         } catch {
             hotplug = nil
-            Console.log(.warning, "screens plugged in later are seen only by polling: \(error)")
+            log(.warning, "screens plugged in later are seen only by polling: \(error)")
         }
         _ = configure(connectors, resources: resources)
         if outputs.isEmpty {
-            Console.log(.notice, "\(device.path): no screen connected (\(Self.connectorList(connectors))); waiting for a display")
+            log(.notice, "\(device.path): no screen connected (\(Self.connectorList(connectors))); waiting for a display")
         }
     }
 
@@ -145,7 +149,7 @@ public final class DRMDisplay: Display {
         for output in outputs where output.flipPendingSince != nil {
             guard output.dropLateFlip(olderThan: Self.flipTimeout, now: now) else { return false }
             if flipTimeouts.note() {
-                Console.log(.warning, "\(output.label): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
+                log(.warning, "\(output.label): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
                     + "going on (\(flipTimeouts.count) times)")
             }
         }
@@ -181,7 +185,7 @@ public final class DRMDisplay: Display {
                 throw DisplayError.lost("\(error)")
             } catch where n > 0 {
                 // A mirror that fails must not take the main screen with it.
-                if mirrorFailures.note() { Console.log(.error, "\(output.label): \(error) (\(mirrorFailures.count) times)") }
+                if mirrorFailures.note() { log(.error, "\(output.label): \(error) (\(mirrorFailures.count) times)") }
             }
         }
         if visibleNow { onVisible?(EventLoop.now()) }
@@ -189,7 +193,7 @@ public final class DRMDisplay: Display {
 
     public func handleEvents() {
         if uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
-            Console.log(.error, "\(SystemError("drmHandleEvent", name))")
+            log(.error, "\(SystemError("drmHandleEvent", name))")
         }
         for (n, output) in outputs.enumerated() {
             if let shown = output.takeCompletedFlip(), n == 0 { onVisible?(shown) }
@@ -213,7 +217,7 @@ public final class DRMDisplay: Display {
         do {
             try device.dropMaster()
         } catch {
-            Console.log(.warning, "\(error)")
+            log(.warning, "\(error)")
         }
     }
 
@@ -235,7 +239,7 @@ public final class DRMDisplay: Display {
             // Asleep while away: the console (or another program) switched the screens on meanwhile.
             isPoweredOn = true
             for output in outputs { output.forgetPower() }
-            do { try setPower(on: false) } catch { Console.log(.warning, "switching the screen off again: \(error)") }
+            do { try setPower(on: false) } catch { log(.warning, "switching the screen off again: \(error)") }
         }
         if probePending {
             probePending = false
@@ -266,7 +270,7 @@ public final class DRMDisplay: Display {
         guard !restored else { return }
         // Asleep: the console must not come back dark.
         if !isPoweredOn && !suspended && !masterLost {
-            do { try setPower(on: true) } catch { Console.log(.error, "switching the screen on: \(error)") }
+            do { try setPower(on: true) } catch { log(.error, "switching the screen on: \(error)") }
         }
         restored = true
         // Switched away or lost: the screen is someone else's now, and not ours to change.
@@ -278,7 +282,7 @@ public final class DRMDisplay: Display {
                 try output.restore(saved)
             } catch {
                 // Closing the card still hands the screen back to the console (fbdev emulation).
-                Console.log(.error, "restoring the screen \(output.connector.name): \(error)")
+                log(.error, "restoring the screen \(output.connector.name): \(error)")
             }
         }
     }

@@ -105,7 +105,7 @@ final class DRMOutput {
             // No master, or a transient refusal: the back buffer keeps the frame for the next try.
             if code == EACCES || code == EPERM || code == EBUSY { throw error }
             flipsWork = false
-            Console.log(.warning, "\(label): page flips refused (\(String(cString: strerror(code))), "
+            device.log(.warning, "\(label): page flips refused (\(String(cString: strerror(code))), "
                 + "errno \(code)); showing each frame with drmModeSetCrtc")
         }
         try setCrtc(buffers[back])
@@ -138,11 +138,11 @@ final class DRMOutput {
         while flipResult.pointee.done == 0 && waited < limit {
             let ready = uninterrupted { poll(&pfd, 1, 50) }
             if ready < 0 {
-                Console.log(.error, "\(SystemError("poll", "\(label) waiting for a page flip"))")
+                device.log(.error, "\(SystemError("poll", "\(label) waiting for a page flip"))")
                 break
             }
             if ready > 0 && uninterrupted({ CDRM_handle_events(device.fd) }) < 0 && errno != EAGAIN {
-                Console.log(.error, "\(SystemError("drmHandleEvent", label))")
+                device.log(.error, "\(SystemError("drmHandleEvent", label))")
                 break
             }
             waited += .milliseconds(50)

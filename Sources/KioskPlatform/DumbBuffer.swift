@@ -61,10 +61,10 @@ public final class DumbBuffer {
         // Nothing to retry: the kernel frees them with the card's descriptor anyway. Logged
         // because a failure here points at a driver problem.
         let context = "\(device.path) \(width)x\(height) dumb buffer"
-        if munmap(pixels, byteCount) != 0 { Console.log(.warning, "\(SystemError("munmap", context))") }
-        if drmModeRmFB(device.fd, fbID) != 0 { Console.log(.warning, "\(SystemError("drmModeRmFB", context))") }
+        if munmap(pixels, byteCount) != 0 { device.log(.warning, "\(SystemError("munmap", context))") }
+        if drmModeRmFB(device.fd, fbID) != 0 { device.log(.warning, "\(SystemError("drmModeRmFB", context))") }
         if CDRM_destroy_dumb(device.fd, handle) != 0 {
-            Console.log(.warning, "\(SystemError("DRM_IOCTL_MODE_DESTROY_DUMB", context))")
+            device.log(.warning, "\(SystemError("DRM_IOCTL_MODE_DESTROY_DUMB", context))")
         }
     }
 }

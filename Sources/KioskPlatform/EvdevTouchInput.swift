@@ -68,7 +68,10 @@ public final class EvdevTouchInput: TouchInput {
     ///   - screen: the size the decoder maps the device's axes onto.
     ///   - grab: take the devices for the kiosk alone (`EVIOCGRAB`).
     ///   - directory: where event nodes live (tests point it elsewhere).
-    public init(path: String?, screen: PixelSize, grab: Bool, directory: String = "/dev/input") {
+    private let logger: Logger
+
+    public init(path: String?, screen: PixelSize, grab: Bool, directory: String = "/dev/input", log: Logger) {
+        logger = log.prefixed("input: ")
         self.path = path
         self.screen = screen
         self.grab = grab
@@ -395,5 +398,5 @@ public final class EvdevTouchInput: TouchInput {
     }
 
     /// Paths come from the command line and device names from the kernel: escaped, not sent raw.
-    private func log(_ level: Console.Level, _ message: String) { Console.log(level, "input: \(echoed(message, limit: 1000))") }
+    private func log(_ level: Console.Level, _ message: String) { logger(level, echoed(message, limit: 1000)) }
 }

@@ -51,7 +51,7 @@ public final class EventLoop {
     /// Called once per iteration after descriptors and timers, with the time: the frame's work.
     public var onIteration: (TimeStamp) -> Void = { _ in }
     /// Where the loop reports a problem it works around (a timer that cannot be armed).
-    public var log: (Console.Level, String) -> Void = { Console.log($0, $1) }
+    public var log: Logger
 
     /// The signals every kiosk process watches: stop (SIGINT, SIGTERM, SIGQUIT), reload (SIGHUP)
     /// and screenshot (SIGUSR1), and the `ignoredSignals`. A loop blocks them from normal
@@ -75,8 +75,10 @@ public final class EventLoop {
     private var ignoring: Set<Int32> = []
     private var ignoredCounts: [Int32: RateLimitedLog] = [:]
 
-    public init(clock: KioskClock = MonotonicClock.shared, signals: [Int32] = EventLoop.standardSignals) throws {
+    public init(clock: KioskClock = MonotonicClock.shared, signals: [Int32] = EventLoop.standardSignals,
+                log: Logger = .standardError) throws {
         self.clock = clock
+        self.log = log
         self.signals = signals
         ignoring = Set(signals).intersection(Self.ignoredSignals)
         try retryingInterrupts("signal(SIGPIPE, SIG_IGN)", "event loop") { CLinux_ignore_sigpipe() }

@@ -35,8 +35,10 @@ public final class FBDevDisplay: Display {
     private var restored = false
     /// Blanked (FBIOBLANK) for the display's sleep.
     public private(set) var isPoweredOn = true
+    private let log: Logger
 
-    public init(path: String = "/dev/fb0", rotation: Int) throws {
+    public init(path: String = "/dev/fb0", rotation: Int, log: Logger) throws {
+        self.log = log
         guard let turn = ScreenRotation(degrees: rotation) else {
             throw DisplaySetupError.unsupported("rotation must be \(ScreenRotation.allowedText), got \(rotation)")
         }
@@ -70,7 +72,7 @@ public final class FBDevDisplay: Display {
 
     deinit {
         restore()
-        if munmap(mapping, mappingLength) != 0 { Console.log(.warning, "\(SystemError("munmap", path))") }
+        if munmap(mapping, mappingLength) != 0 { log(.warning, "\(SystemError("munmap", path))") }
     }
 
     public func present(_ picture: PixelBuffer, damage: [PixelRect]) throws {
@@ -113,7 +115,7 @@ public final class FBDevDisplay: Display {
         clear()
         if let tty = console.take() {
             if CLinux_kd_set_graphics(tty.rawValue, 0) != 0 {
-                Console.log(.error, "\(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
+                log(.error, "\(SystemError("KDSETMODE", "/dev/tty0 back to text mode"))")
             }
         }
     }

@@ -19,7 +19,10 @@ public final class SystemdNotifier: ServiceNotifier {
     public let isSupervised: Bool
     private var failures = RateLimitedLog()
 
-    public init() {
+    private let log: Logger
+
+    public init(log: Logger) {
+        self.log = log
         isSupervised = getenv("NOTIFY_SOCKET") != nil
         var usec: UInt64 = 0
         // 0 keeps WATCHDOG_USEC in the environment; hook processes get a cleaned environment.
@@ -31,7 +34,7 @@ public final class SystemdNotifier: ServiceNotifier {
         guard isSupervised else { return }
         let r = sd_notify(0, message)
         if r < 0, failures.note() {
-            Console.log(.warning, "sd_notify: \(String(cString: strerror(-r))) (errno \(-r), \(failures.count) times)")
+            log(.warning, "sd_notify: \(String(cString: strerror(-r))) (errno \(-r), \(failures.count) times)")
         }
     }
 }

@@ -53,7 +53,10 @@ public final class ReplayTouchInput: TouchInput {
     /// Replays what `reader` reads, for a screen of `size`.
     public let panelSize: PixelSize?
 
-    public init(recording reader: EvemuReader, path: String, screen size: PixelSize) {
+    private let log: Logger
+
+    public init(recording reader: EvemuReader, path: String, screen size: PixelSize, log: Logger) {
+        self.log = log
         panelSize = size
         name = "replay:\(path)"
         self.reader = reader
@@ -84,7 +87,7 @@ public final class ReplayTouchInput: TouchInput {
             queuedIndex += 1
             deliver(f)
         }
-        if let note = decoder.takeNote() { Console.log(.warning, "\(echoed(name, limit: 200)): \(note)") }
+        if let note = decoder.takeNote() { log(.warning, "\(echoed(name, limit: 200)): \(note)") }
     }
 
     /// The next frame to deliver, decoding events until one is complete; nil at the end.
@@ -102,7 +105,7 @@ public final class ReplayTouchInput: TouchInput {
             } catch {
                 ended = true
                 // The running kiosk's log: `bubble-kiosk: FILE:LINE: message` at error level.
-                Console.log(.error, "\(error)")
+                log(.error, "\(error)")
                 return nil
             }
         }

@@ -38,11 +38,18 @@ public final class VirtualTerminal: ConsoleOwner {
     private let savedKDMode: Int32
     private let savedVTMode: vt_mode
     private var restored = false
+    private let log: Logger
 
-    /// The VT behind `fd`, taken over for VT_PROCESS switching and graphics mode; nil when `fd`
-    /// is not a virtual console (a pipe, /dev/null, a serial line, ssh's pty, /dev/tty0).
-    /// Throws when it is one but cannot be taken (not root and not its owner: EPERM).
-    public static func open(fd: Int32 = Glibc.STDIN_FILENO) throws -> VirtualTerminal? {
+    /// The VT on standard input (where the unit's `TTYPath=` puts it), taken over for
+    /// VT_PROCESS switching and graphics mode; nil when standard input is not a virtual console
+    /// (a pipe, /dev/null, a serial line, ssh's pty, /dev/tty0). Throws when it is one but
+    /// cannot be taken (not root and not its owner: EPERM).
+    public static func openStandardInput(log: Logger) throws -> VirtualTerminal? {
+        try open(fd: STDIN_FILENO, log: log)
+    }
+
+    /// The VT behind `fd`, as `openStandardInput` (tests hand in other descriptors).
+    static func open(fd: Int32, log: Logger) throws -> VirtualTerminal? {
         var info = stat()
         if fstat(fd, &info) != 0 {
             if errno == EBADF { return nil }  // no such descriptor: started without stdin
@@ -50,10 +57,11 @@ public final class VirtualTerminal: ConsoleOwner {
         }
         guard let number = vtNumber(mode: info.st_mode, device: info.st_rdev) else { return nil }
         // Closed again if taking the VT fails (the parameter is consumed either way).
-        return try VirtualTerminal(FileDescriptor.duplicate(fd, context: "/dev/tty\(number)"), number: number)
+        return try VirtualTerminal(FileDescriptor.duplicate(fd, context: "/dev/tty\(number)"), number: number, log: log)
     }
 
-    private init(_ descriptor: consuming FileDescriptor, number: Int) throws {
+    private init(_ descriptor: consuming FileDescriptor, number: Int, log: Logger) throws {
+        self.log = log
         let fd = descriptor.rawValue
         let name = "/dev/tty\(number)"
         var kd: Int32 = 0
@@ -74,7 +82,7 @@ public final class VirtualTerminal: ConsoleOwner {
             var back = saved
             back.mode = CChar(CLinux_VT_AUTO)
             if CLinux_vt_set_mode(fd, &back) != 0 {
-                Console.log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
+                log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
             }
             throw error
         }
@@ -119,9 +127,9 @@ public final class VirtualTerminal: ConsoleOwner {
         let error = SystemError("VT_RELDISP", "\(name) release")
         if error.errno == EINVAL {
             isActive = true
-            Console.log(.notice, "\(name): signal \(switchSignal) without a VT switch pending; ignored")
+            log(.notice, "\(name): signal \(switchSignal) without a VT switch pending; ignored")
         } else {
-            Console.log(.error, "\(error)")
+            log(.error, "\(error)")
         }
         return false
     }
@@ -130,7 +138,7 @@ public final class VirtualTerminal: ConsoleOwner {
     public func acknowledgeAcquire() {
         guard !restored else { return }
         if CLinux_vt_release_display(fd, CLinux_VT_ACKACQ) != 0 {
-            Console.log(.error, "\(SystemError("VT_RELDISP", "\(name) VT_ACKACQ"))")
+            log(.error, "\(SystemError("VT_RELDISP", "\(name) VT_ACKACQ"))")
         }
     }
 
@@ -142,7 +150,7 @@ public final class VirtualTerminal: ConsoleOwner {
         restored = true
         let kd = savedKDMode == CLinux_KD_GRAPHICS ? CLinux_KD_TEXT : savedKDMode
         if CLinux_kd_set_mode(fd, kd) != 0 {
-            Console.log(.error, "\(SystemError("KDSETMODE", "\(name) back to text mode"))")
+            log(.error, "\(SystemError("KDSETMODE", "\(name) back to text mode"))")
         }
         // The saved mode may name another program's VT_PROCESS signals: automatic switching only.
         var mode = savedVTMode
@@ -150,7 +158,7 @@ public final class VirtualTerminal: ConsoleOwner {
         mode.relsig = 0
         mode.acqsig = 0
         if CLinux_vt_set_mode(fd, &mode) != 0 {
-            Console.log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
+            log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
         }
     }
 }

@@ -58,7 +58,7 @@ public final class KioskRuntime: LayerHost {
     /// Reads the configuration again for SIGHUP (the same files as at start).
     let loadConfig: () -> ConfigResult
     /// Where log lines go (standard error, with journal levels, unless a test listens).
-    public var logger: (Console.Level, String) -> Void = { Console.log($0, $1) }
+    public var logger: Logger
     /// Where status and stats lines go (standard output unless a test listens).
     public var output: (String) -> Void = { Console.line($0) }
     /// The layers, in the order attached; `stopped` once their `stop` was called.
@@ -114,8 +114,9 @@ public final class KioskRuntime: LayerHost {
     ///   - loadConfig: reads it again on SIGHUP.
     ///   - console: the VT the kiosk owns, when it runs on one.
     public init(settings: Settings, display: Display, input: TouchInput, loop: EventLoop, options: Options,
-                console: ConsoleOwner? = nil, notifier: ServiceNotifier? = nil,
+                console: ConsoleOwner? = nil, notifier: ServiceNotifier? = nil, logger: Logger,
                 loadConfig: @escaping () -> ConfigResult) {
+        self.logger = logger
         self.display = display
         self.input = input
         self.loop = loop
@@ -142,7 +143,7 @@ public final class KioskRuntime: LayerHost {
         screenProbeTimer = loop.addTimer("screen-probe")
         touchTest = TouchTestState(timer: loop.addTimer("touch-test"))
         commandSpells = CommandLogSpells(loop: loop)
-        commandSpells.emit = { [unowned self] level, text in logger(level, text) }
+        commandSpells.emit = { [unowned self] level, text in self.logger(level, text) }
         loop.onFire(ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
         loop.onFire(screenProbeTimer) { [unowned self] now in probeForScreens(at: now) }
         loop.onFire(operatorState.timer) { [unowned self] now in screenOperator(operatorState.input.advance(to: now), at: now) }

@@ -19,13 +19,14 @@ public final class VirtualKiosk<Input: TouchInput> {
     public init(settings: Settings, size: PixelSize = PixelSize(width: 640, height: 400), input: Input,
                 clock: KioskClock = VirtualClock(), display makeDisplay: ((KioskClock) -> Display)? = nil,
                 options: KioskRuntime.Options = KioskRuntime.Options(), console: ConsoleOwner? = nil,
-                notifier: ServiceNotifier? = nil, loadConfig: (() -> ConfigResult)? = nil) throws {
+                notifier: ServiceNotifier? = nil, logger: Logger = .standardError,
+                loadConfig: (() -> ConfigResult)? = nil) throws {
         self.clock = clock
         self.input = input
         display = makeDisplay?(clock) ?? VirtualDisplay(size: size, clock: clock, allocate: { PixelMemory.blackBuffer(size: $0) })
-        loop = try EventLoop(clock: clock)
+        loop = try EventLoop(clock: clock, log: logger)
         runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
-                               console: console, notifier: notifier,
+                               console: console, notifier: notifier, logger: logger,
                                loadConfig: loadConfig ?? { ConfigResult(settings: settings) })
     }
 
@@ -66,7 +67,8 @@ extension VirtualKiosk where Input == InjectedTouchInput {
     public convenience init(settings: Settings, size: PixelSize = PixelSize(width: 640, height: 400),
                             clock: KioskClock = VirtualClock(), display: ((KioskClock) -> Display)? = nil,
                             options: KioskRuntime.Options = KioskRuntime.Options(), console: ConsoleOwner? = nil,
-                            notifier: ServiceNotifier? = nil, loadConfig: (() -> ConfigResult)? = nil) throws {
+                            notifier: ServiceNotifier? = nil, logger: Logger = .standardError,
+                loadConfig: (() -> ConfigResult)? = nil) throws {
         try self.init(settings: settings, size: size, input: InjectedTouchInput(), clock: clock, display: display,
                       options: options, console: console, notifier: notifier, loadConfig: loadConfig)
     }

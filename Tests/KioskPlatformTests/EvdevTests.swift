@@ -171,7 +171,7 @@ private enum Devices {
         let dir = TemporaryDirectory("evdev-tests")
         let loop = try EventLoop()
         let input = EvdevTouchInput(path: nil, screen: PixelSize(width: 1280, height: 800), grab: false,
-                                    directory: dir.path)
+                                    directory: dir.path, log: .discard)
         try input.start(loop: loop, deliver: { _ in }, lost: { _, _ in })
         #expect(input.name == "evdev:all(0)")
         #expect(input.nextDeadline == nil)

@@ -87,7 +87,7 @@ private extension EvemuRecording {
         builder.tap(at: Vector2(400, 300), start: 0)
         let text = builder.text() + "E: 99999999999.000000 0000 0000 0000\n"
         let input = ReplayTouchInput(recording: try EvemuReader(text: text, file: "r.evemu"), path: "r.evemu",
-                                     screen: PixelSize(width: 800, height: 600))
+                                     screen: PixelSize(width: 800, height: 600), log: .discard)
         var frames: [TouchFrame] = []
         let loop = try EventLoop()
         input.start(loop: loop, deliver: { frames.append($0) }, lost: { _, _ in })

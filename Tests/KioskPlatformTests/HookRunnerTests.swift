@@ -11,7 +11,8 @@ import KioskTestSupport
     final class Harness {
         let dir: String
         let loop: EventLoop
-        var logs: [String] = []
+        let log = LogLines()
+        var logs: [String] { log.all }
         var runner: HookRunner!
         /// Iterations of a 10 ms timer: the loop kept going while hooks ran.
         var ticks = 0
@@ -24,9 +25,7 @@ import KioskTestSupport
         deinit { removeTree(dir) }
 
         func start(_ settings: HookSettings, environment: [String]? = nil) {
-            runner = HookRunner(settings: settings, loop: loop, environment: environment) { [unowned self] level, line in
-                logs.append(line)
-            }
+            runner = HookRunner(settings: settings, loop: loop, environment: environment, log: Logger { [log] in log.add($1) })
             runner.wallClock = { 1764572400.25 }
         }
 

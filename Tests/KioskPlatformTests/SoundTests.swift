@@ -118,7 +118,7 @@ import KioskTestSupport
         let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         let raw = "\(dir)/out.raw"
         do {
-            let out = try ALSAOutput(device: "file:FILE=\(raw)")
+            let out = try ALSAOutput(device: "file:FILE=\(raw)", log: .discard)
             #expect(out.periodFrames > 0 && out.bufferFrames >= out.periodFrames)
             try out.prepare()
             let ramp = (0..<(3 * 240 * 2)).map { Int16($0) }
@@ -133,16 +133,11 @@ import KioskTestSupport
 
     @Test func aMissingDeviceIsRefusedWithoutWaiting() {
         let start = EventLoop.now()
-        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "no_such_device_here") }
-        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "hw:7,0") }
+        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "no_such_device_here", log: .discard) }
+        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "hw:7,0", log: .discard) }
         #expect(EventLoop.now().milliseconds(since: start) < 2000)
     }
 
-    final class Log: Sendable {
-        let lines = Mutex<[String]>([])
-        func add(_ level: Console.Level, _ line: String) { lines.withLock { $0.append(line) } }
-        var all: [String] { lines.withLock { $0 } }
-    }
 
     @Test func thePlayerMixesOnItsThreadIntoTheALSAStream() throws {
         let dir = makeTemporaryDirectory("bubble-kiosk-sound")
@@ -150,8 +145,8 @@ import KioskTestSupport
         var settings = SoundSettings()
         settings.device = "file:FILE=\(raw)"
         settings.volume = 0.5
-        let log = Log()
-        let player = try SoundPlayer(settings: settings, installed: dir, log: log.add)
+        let log = LogLines()
+        let player = try SoundPlayer(settings: settings, installed: dir, log: Logger { log.add($1) })
         #expect(Self.waitFor { player.stats.configured == 1 })
         #expect(player.stats.deviceOpen)
         player.play(.pop)
@@ -183,7 +178,7 @@ import KioskTestSupport
         var settings = SoundSettings()
         settings.device = "file:FILE=\(raw)"
         settings.volume = 1
-        let player = try SoundPlayer(settings: settings, installed: dir)
+        let player = try SoundPlayer(settings: settings, installed: dir, log: .discard)
         #expect(Self.waitFor { player.stats.configured == 1 })
         for _ in 0..<5 { player.play(.pop) }
         player.play(.roundOver)
@@ -205,8 +200,8 @@ import KioskTestSupport
         var settings = SoundSettings()
         settings.device = "no_such_device_here"
         settings.pop = "/nonexistent/pop.wav"
-        let log = Log()
-        let player = try SoundPlayer(settings: settings, installed: "/nonexistent", log: log.add)
+        let log = LogLines()
+        let player = try SoundPlayer(settings: settings, installed: "/nonexistent", log: Logger { log.add($1) })
         #expect(Self.waitFor { player.stats.configured == 1 })
         for _ in 0..<20 { player.play(.pop); player.play(.swipe) }
         player.reload(settings)
@@ -223,8 +218,8 @@ import KioskTestSupport
         var settings = SoundSettings()
         settings.enabled = false
         settings.device = "no_such_device_here"
-        let log = Log()
-        let player = try SoundPlayer(settings: settings, log: log.add)
+        let log = LogLines()
+        let player = try SoundPlayer(settings: settings, log: Logger { log.add($1) })
         #expect(Self.waitFor { player.stats.configured == 1 })
         player.play(.pop)
         player.stop()
@@ -235,7 +230,7 @@ import KioskTestSupport
         let dir = makeTemporaryDirectory("bubble-kiosk-sound")
         var settings = SoundSettings()
         settings.device = "file:FILE=\(dir)/a.raw"
-        let player = try SoundPlayer(settings: settings, installed: dir)
+        let player = try SoundPlayer(settings: settings, installed: dir, log: .discard)
         #expect(Self.waitFor { player.stats.configured == 1 })
         settings.device = "file:FILE=\(dir)/b.raw"
         settings.volume = 0

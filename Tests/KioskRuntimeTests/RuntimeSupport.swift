@@ -13,7 +13,9 @@ final class RuntimeHarness {
     var display: Display { kiosk.display }
     var loop: EventLoop { kiosk.loop }
     var runtime: KioskRuntime { kiosk.runtime }
-    var logLines: [String] = []
+    /// What the runtime logged, oldest first.
+    let log = LogLines()
+    var logLines: [String] { log.all }
     var outputLines: [String] = []
     /// What SIGHUP reads; tests change it between reloads.
     var config: ConfigResult
@@ -31,7 +33,7 @@ final class RuntimeHarness {
                                  display: makeDisplay.map { make in { _ in make(clock) } }, options: o,
                                  console: console, notifier: notifier, loadConfig: { loader() })
         loader = { [unowned self] in config }
-        runtime.logger = { [unowned self] in logLines.append($1) }
+        runtime.logger = Logger { [log] in log.add($1) }
         runtime.output = { [unowned self] in outputLines.append($0) }
     }
 

@@ -125,7 +125,7 @@ import Testing
         let h = try RuntimeHarness()
         try h.run(ms: 50)
         #expect(h.logLines == ["first frame on screen"])
-        h.logLines.removeAll()
+        h.log.removeAll()
         h.startRound()
         let round = try #require(h.runtime.session.game.round)
         var changed = RuntimeHarness.quietSettings
@@ -168,7 +168,7 @@ import Testing
         let h = try RuntimeHarness()
         try h.run(ms: 50)
         #expect(h.logLines == ["first frame on screen"])
-        h.logLines.removeAll()
+        h.log.removeAll()
         let before = h.runtime.settings
         var broken = RuntimeHarness.quietSettings
         broken.score.tapBubble = 99

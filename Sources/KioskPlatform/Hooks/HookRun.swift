@@ -52,7 +52,7 @@ final class HookRun {
     static let bufferedLineBytes = 4 * HookRunner.maximumLineBytes + 4
 
     /// Splits `bytes` into lines and logs the complete ones.
-    func consume(_ bytes: ArraySlice<UInt8>, log: (Console.Level, String) -> Void) {
+    func consume(_ bytes: ArraySlice<UInt8>, log: Logger) {
         self.bytes += bytes.count
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
@@ -66,11 +66,11 @@ final class HookRun {
     }
 
     /// Logs a last line without its line end.
-    func flushPartial(_ log: (Console.Level, String) -> Void) {
+    func flushPartial(_ log: Logger) {
         if !partial.isEmpty || partialCut { emitLine(log) }
     }
 
-    private func emitLine(_ log: (Console.Level, String) -> Void) {
+    private func emitLine(_ log: Logger) {
         defer {
             partial.removeAll(keepingCapacity: true)
             partialCut = false

@@ -43,7 +43,7 @@ public final class HookRunner {
     /// with `waitpid(WNOHANG)` every 100 ms while hooks run.
     public var usesPidfds = true
     /// Where log lines go.
-    public var log: (Console.Level, String) -> Void
+    public var log: Logger
     /// Unix time in seconds for `BUBBLE_TIME` (the realtime clock).
     public var wallClock: () -> Double = SystemWallClock.unixSeconds
 
@@ -67,7 +67,7 @@ public final class HookRunner {
     /// - Parameter environment: the variables children inherit (default: the kiosk's own),
     ///   before the withheld ones are taken out.
     public init(settings: HookSettings, loop: EventLoop, environment: [String]? = nil,
-                log: @escaping (Console.Level, String) -> Void = { Console.log($0, $1) }) {
+                log: Logger) {
         self.settings = settings
         self.loop = loop
         self.log = log

@@ -12,7 +12,7 @@ enum HookSpawn {
     /// card and the input devices, so it is then not started at all.
     static func start(_ event: HookEvent, path: String, words: [String], environment: [String], input line: [UInt8],
                       at now: TimeStamp, deadline: TimeStamp,
-                      log: (Console.Level, String) -> Void) throws -> HookRun {
+                      log: Logger) throws -> HookRun {
         let context = "hook \(event.rawValue)"
         var fds: [Int32] = [-1, -1]
         try retryingInterrupts("pipe2", "\(context) input") { CLinux_pipe_cloexec(&fds) }

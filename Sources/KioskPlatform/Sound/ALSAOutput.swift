@@ -22,11 +22,13 @@ public final class ALSAOutput {
     /// Underruns recovered since opening.
     public private(set) var underruns = 0
     private let pcm: OpaquePointer
+    private let log: Logger
 
     /// Opens and configures `device`. Never waits for a busy device (SND_PCM_NONBLOCK at open).
-    public init(device: String) throws(SoundDeviceError) {
+    public init(device: String, log: Logger) throws(SoundDeviceError) {
         CALSA_silence_errors()
         self.device = device
+        self.log = log
         var handle: OpaquePointer?
         var r = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, CALSA_PCM_NONBLOCK)
         guard r >= 0, let pcm = handle else { throw Self.error(device, "cannot open", r) }
@@ -44,7 +46,7 @@ public final class ALSAOutput {
     deinit {
         // Nothing else can be done about a failure here.
         let r = snd_pcm_close(pcm)
-        if r < 0 { Console.log(.warning, "\(Self.error(device, "cannot close", r))") }
+        if r < 0 { log(.warning, "\(Self.error(device, "cannot close", r))") }
     }
 
     private static func error(_ device: String, _ what: String, _ r: Int32) -> SoundDeviceError {

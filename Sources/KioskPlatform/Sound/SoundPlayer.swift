@@ -69,9 +69,8 @@ public final class SoundPlayer {
 
     /// Starts the sound thread (after the event loop exists, so it inherits the blocked
     /// signals). `installed` is where `auto` looks for the default files. `log` takes each
-    /// problem once; the default is the kiosk's log.
-    public init(settings: SoundSettings, installed: String = SoundDecoder.installedDirectory,
-                log: @escaping @Sendable (Console.Level, String) -> Void = { Console.log($0, $1) }) throws {
+    /// problem once, from the sound thread.
+    public init(settings: SoundSettings, installed: String = SoundDecoder.installedDirectory, log: Logger) throws {
         mailbox = try Mailbox(name: "sounds")
         let stats = statsBox
         let box = mailbox
@@ -85,11 +84,11 @@ public final class SoundPlayer {
 
     /// The player, or nil after one log line when its thread cannot be made: the kiosk then
     /// runs silent rather than not at all.
-    public static func start(settings: SoundSettings) -> SoundPlayer? {
+    public static func start(settings: SoundSettings, log: Logger) -> SoundPlayer? {
         do {
-            return try SoundPlayer(settings: settings)
+            return try SoundPlayer(settings: settings, log: log)
         } catch {
-            Console.log(.warning, "sounds: cannot start the sound thread: \(error); the kiosk plays without sound")
+            log(.warning, "sounds: cannot start the sound thread: \(error); the kiosk plays without sound")
             return nil
         }
     }
@@ -119,7 +118,7 @@ struct SoundEngine {
     let mailbox: Mailbox<SoundPlayer.Command>
     let stats: SoundStatsBox
     let installed: String
-    let log: @Sendable (Console.Level, String) -> Void
+    let log: Logger
     var settings = SoundSettings()
     var clips: [SoundEffect: SoundClip] = [:]
     var output: ALSAOutput?
@@ -129,7 +128,7 @@ struct SoundEngine {
     /// When a failed device may be tried again, and the pause after the next failure.
     var retryAt: TimeStamp?
     var retryPause = Duration.seconds(1)
-    var reported: Set<String> = []
+    var reported: [String: RateLimitedLog] = [:]
     /// The device failed (at open or later): its coming back is worth a line.
     var deviceFailed = false
     /// Underruns are logged on their 1st, 2nd, 4th, 8th... occurrence.
@@ -142,7 +141,7 @@ struct SoundEngine {
     var block: [Int16] = []
 
     init(mailbox: Mailbox<SoundPlayer.Command>, stats: SoundStatsBox, installed: String,
-         log: @escaping @Sendable (Console.Level, String) -> Void) {
+         log: Logger) {
         self.mailbox = mailbox
         self.stats = stats
         self.installed = installed
@@ -194,7 +193,7 @@ struct SoundEngine {
     }
 
     mutating func report(_ level: Console.Level, _ message: String) {
-        guard reported.insert(message).inserted else { return }
+        guard reported[message, default: RateLimitedLog()].noteFirst() else { return }
         stats.withLock { $0.problems.append(message) }
         log(level, message)
     }
@@ -224,7 +223,7 @@ struct SoundEngine {
 
     mutating func open() {
         do {
-            let out = try ALSAOutput(device: settings.device)
+            let out = try ALSAOutput(device: settings.device, log: log)
             output = out
             underrunsSeen = 0
             stats.withLock {
