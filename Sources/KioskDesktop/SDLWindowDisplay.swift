@@ -27,7 +27,10 @@ public final class SDLWindowDisplay: Display {
     public private(set) var reportedPxPerMM: Double?
     public private(set) var name: String
     public var canPresent: Bool { true }
-    public var eventFD: Int32? { wakeups?.epoll.rawValue }
+    public func watch(on loop: EventLoop) -> [LoopRegistration] {
+        guard let wakeups else { return [] }
+        return [loop.register(wakeups.epoll, name: name) { [unowned self] in handleEvents() }]
+    }
     public var onVisible: ((TimeStamp) -> Void)?
     public var onResize: (() -> Void)?
     /// A window has no power to switch: the display's sleep is only recorded.

@@ -67,6 +67,7 @@ public final class FleetLayer: KioskLayer {
     /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
     var encoder: WorkerThread?
     var encoded: Mailbox<ScreenshotOutcome>?
+    private var encodedWatch: LoopRegistration?
     /// Rounds started in this process, by local day; the store adds those of earlier runs.
     private var roundsToday = DailyCount()
     /// The connection's story for the log: up or not, and the last failure said.
@@ -112,7 +113,7 @@ public final class FleetLayer: KioskLayer {
         endpoint.retainFlagFromStoreOnly = Set([discovery.statusTopic].compactMap { $0 })
         do {
             let mailbox = try Mailbox<ScreenshotOutcome>(name: "mqtt screenshot")
-            mailbox.attach(to: host.loop, name: "mqtt screenshot") { [unowned self] outcomes in outcomes.forEach(screenshotDone) }
+            encodedWatch = mailbox.attach(to: host.loop, name: "mqtt screenshot") { [unowned self] outcomes in outcomes.forEach(screenshotDone) }
             encoded = mailbox
         } catch {
             log(.warning, "mqtt: \(error); screenshot commands will be refused")

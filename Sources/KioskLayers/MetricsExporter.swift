@@ -53,6 +53,7 @@ public final class MetricsExporter: KioskLayer {
         let jobs: Mailbox<Job>
         let outcomes: Mailbox<Outcome>
         let thread: WorkerThread
+        let outcomesWatch: LoopRegistration
     }
 
     /// `wallClock`: seconds since the Unix epoch (the real-time clock: touch and start times are
@@ -177,10 +178,10 @@ public final class MetricsExporter: KioskLayer {
                     }
                 }
             }
-            outcomes.attach(to: loop, name: "metrics") { done in
+            let watch = outcomes.attach(to: loop, name: "metrics") { done in
                 for outcome in done { self.finished(outcome) }
             }
-            writer = Writer(jobs: jobs, outcomes: outcomes, thread: thread)
+            writer = Writer(jobs: jobs, outcomes: outcomes, thread: thread, outcomesWatch: watch)
             return writer
         } catch {
             log(.warning, "metrics: no writer thread (\(error)); writing from the main loop")
@@ -218,7 +219,7 @@ public final class MetricsExporter: KioskLayer {
             write()
             return
         }
-        loop?.remove(fd: writer.outcomes.fd)
+        writer.outcomesWatch.cancel()
         var waited = Duration.zero
         func waitForTheWrite() {
             while inFlight && waited < exitWait {

@@ -25,8 +25,15 @@ public final class DRMDisplay: Display {
     public var onVisible: ((TimeStamp) -> Void)?
     public var onResize: (() -> Void)?
     public var onScreensChanged: (() -> Void)?
-    public var eventFD: Int32? { device.fd }
-    public var hotplugFD: Int32? { hotplug?.fd }
+    public var seesHotplug: Bool { hotplug != nil }
+
+    public func watch(on loop: EventLoop) -> [LoopRegistration] {
+        var watches = [loop.register(device.descriptor, name: name) { [unowned self] in handleEvents() }]
+        if let hotplug {
+            watches.append(loop.register(number: hotplug.fd, name: "screen hotplug") { [unowned self] in handleHotplug() })
+        }
+        return watches
+    }
     public var screenCount: Int { outputs.count }
     /// Frames the main screen showed with a flip and with a mode set, and bytes copied into
     /// scanout buffers (all screens).

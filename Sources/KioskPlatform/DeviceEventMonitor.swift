@@ -49,7 +49,7 @@ public final class DeviceEventMonitor {
     }
 
     /// The socket to poll (non-blocking, owned by libudev).
-    public var fd: Int32 { udev_monitor_get_fd(monitor) }
+    var fd: Int32 { udev_monitor_get_fd(monitor) }
 
     /// Every event waiting now (none when nothing is readable).
     public func drain() -> [Event] {

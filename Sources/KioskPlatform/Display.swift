@@ -29,14 +29,15 @@ public protocol Display: AnyObject {
     var reportedPxPerMM: Double? { get }
     /// False while a frame is still on its way to the screen (a page flip pending): draw later.
     var canPresent: Bool { get }
-    /// A descriptor the event loop watches for display events (page-flip completion), if any.
-    var eventFD: Int32? { get }
+    /// Has `loop` watch the display's descriptors (page-flip events, screens plugged) and call
+    /// `handleEvents` and `handleHotplug`; the caller keeps the registrations while it runs.
+    func watch(on loop: EventLoop) -> [LoopRegistration]
     /// Called with the monotonic time at which a presented frame became visible (the page-flip
     /// event's timestamp on DRM; at once on displays without flips). Input latency counts to it.
     var onVisible: ((TimeStamp) -> Void)? { get set }
     /// Copies `damage` of `picture` (the game's size, unturned) to the screen.
     func present(_ picture: PixelBuffer, damage: [PixelRect]) throws
-    /// Handles readable `eventFD` (page-flip events).
+    /// Handles the display's events (page flips) waiting now.
     func handleEvents()
     /// What the screen shows, in the panel's orientation (what a camera would see on the glass);
     /// black before the first frame.
@@ -61,9 +62,10 @@ public protocol Display: AnyObject {
     /// Called after screens came or went (after `onResize` when the size changed too): repaint
     /// everything, and look at `screenCount` again.
     var onScreensChanged: (() -> Void)? { get set }
-    /// A descriptor the event loop watches for screens plugged and unplugged, if any.
-    var hotplugFD: Int32? { get }
-    /// Handles readable `hotplugFD`.
+    /// Screens plugged and unplugged arrive as events (`handleHotplug`); without them the
+    /// runtime looks for screens now and then.
+    var seesHotplug: Bool { get }
+    /// Handles the screen events waiting now.
     func handleHotplug()
     /// Looks for screens again now (while waiting for one, in case an event was missed).
     func probeScreens()
@@ -87,8 +89,11 @@ extension Display {
         get { nil }
         set {}
     }
-    public var hotplugFD: Int32? { nil }
+    public var seesHotplug: Bool { false }
     public func handleHotplug() {}
+
+    /// Displays without events of their own need no watching.
+    public func watch(on loop: EventLoop) -> [LoopRegistration] { [] }
     public func probeScreens() {}
 
     /// Displays of one size take no resize observer.
@@ -124,7 +129,6 @@ public final class VirtualDisplay: Display {
     public let reportedPxPerMM: Double? = nil
     public var name: String { "virtual:\(size)" }
     public var canPresent: Bool { true }
-    public var eventFD: Int32? { nil }
     /// The "scanout buffer".
     public private(set) var screen: PixelBuffer
     /// Frames presented and bytes copied, for the status line and the benchmark.

@@ -23,6 +23,8 @@ public final class EvdevTouchInput: TouchInput {
         var stampOnRead = false
         /// Times the kernel's buffer overflowed because the kiosk read too slowly.
         var drops = 0
+        /// The loop watching its node.
+        var watched: LoopRegistration?
 
         init(device: EvdevDevice, node: String, index: Int, decoder: TouchDecoder) {
             self.device = device
@@ -50,8 +52,9 @@ public final class EvdevTouchInput: TouchInput {
     private var failed: Set<String> = []
     /// Nodes that are no touchscreen; looked at again only when they are created anew.
     private var notTouchscreens: Set<String> = []
-    /// Hotplug notifications for `directory`, once watching.
+    /// Hotplug notifications for `directory`, once watching, and the loop watching them.
     private var inotify: FileDescriptor?
+    private var inotifyWatched: LoopRegistration?
     private var inotifyFD: Int32 { inotify?.rawValue ?? -1 }
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
@@ -80,8 +83,8 @@ public final class EvdevTouchInput: TouchInput {
 
     deinit {
         // The descriptors close with their owners (this input, its devices) after this.
-        if let fd = inotify?.rawValue { loop?.remove(fd: fd) }
-        for m in members { loop?.remove(fd: m.device.fd) }
+        inotifyWatched?.cancel()
+        for m in members { m.watched?.cancel() }
     }
 
     public var name: String { path.map { "evdev:\($0)" } ?? "evdev:all(\(members.count))" }
@@ -203,7 +206,7 @@ public final class EvdevTouchInput: TouchInput {
             do { try device.grab() } catch { log(.warning, "cannot grab, sharing the device: \(error)") }
         }
         members.append(member)
-        loop.add(fd: device.fd, name: node) { [weak self, weak member] in
+        member.watched = loop.register(device.descriptor, name: node) { [weak self, weak member] in
             guard let self, let member else { return }
             self.readable(member)
         }
@@ -248,7 +251,7 @@ public final class EvdevTouchInput: TouchInput {
     /// Stops using a device that failed or vanished; its contacts' gestures are cancelled.
     private func remove(_ member: Member, at now: TimeStamp, because error: SystemError?) {
         guard let i = members.firstIndex(where: { $0 === member }) else { return }
-        loop?.remove(fd: member.device.fd)
+        member.watched?.cancel()
         members.remove(at: i)
         lost(member.index, now)
         let why = error.map { $0.errno == ENODEV ? "unplugged" : "\($0)" } ?? "node removed"
@@ -261,8 +264,9 @@ public final class EvdevTouchInput: TouchInput {
     /// Watches the event directory, or its parent while the directory does not exist (devtmpfs
     /// removes `/dev/input` with its last node).
     private func watch() throws {
-        inotify = FileDescriptor(adopting: try retryingInterrupts("inotify_init1", directory) { CLinux_inotify_init() })
-        loop?.add(fd: inotifyFD, name: "inotify \(directory)") { [weak self] in self?.readNotifications() }
+        let notifications = FileDescriptor(adopting: try retryingInterrupts("inotify_init1", directory) { CLinux_inotify_init() })
+        inotifyWatched = loop?.register(notifications, name: "inotify \(directory)") { [weak self] in self?.readNotifications() }
+        inotify = consume notifications
         try watchDirectory()
     }
 

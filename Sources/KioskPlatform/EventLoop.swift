@@ -18,6 +18,8 @@ public final class EventLoop {
 
     /// A registered descriptor and what to do when it is readable (or hung up).
     private struct Source {
+        /// The registration's own number: a descriptor's number may be used again once closed.
+        var id: Int
         var fd: Int32
         var name: String
         var onReadable: () -> Void
@@ -34,6 +36,7 @@ public final class EventLoop {
     /// The clock every deadline is on (the monotonic clock, or a virtual one in tests).
     public let clock: KioskClock
     private var sources: [Source] = []
+    private var nextSourceID = 0
     private var timers: [Timer] = []
     private let timer: FileDescriptor
     private let signalSet: FileDescriptor
@@ -106,15 +109,26 @@ public final class EventLoop {
         }
     }
 
-    /// Watches `fd` for input until `remove` is called with it. The loop only polls the number:
-    /// whoever opened the descriptor owns it, and removes it here before closing it.
-    public func add(fd: Int32, name: String, onReadable: @escaping () -> Void) {
-        sources.append(Source(fd: fd, name: name, onReadable: onReadable))
+    /// Watches `descriptor` for input until the registration is cancelled or goes away. The loop
+    /// only polls it: its owner keeps it open for as long as it keeps the registration.
+    public func register(_ descriptor: borrowing FileDescriptor, name: String,
+                         onReadable: @escaping () -> Void) -> LoopRegistration {
+        register(number: descriptor.rawValue, name: name, onReadable: onReadable)
     }
 
-    public func remove(fd: Int32) {
-        sources.removeAll { $0.fd == fd }
+    /// The same for a descriptor a C library owns (libudev's monitor, libdrm's card).
+    func register(number fd: Int32, name: String, onReadable: @escaping () -> Void) -> LoopRegistration {
+        nextSourceID += 1
+        sources.append(Source(id: nextSourceID, fd: fd, name: name, onReadable: onReadable))
+        return LoopRegistration(loop: self, id: nextSourceID)
     }
+
+    fileprivate func unregister(_ id: Int) {
+        sources.removeAll { $0.id == id }
+    }
+
+    /// How many descriptors the loop watches (tests: a registration that went away is no longer).
+    public var watchedCount: Int { sources.count }
 
     /// A timer, disarmed until `arm`; `fire` runs with the loop's time once it is due.
     public func addTimer(_ name: String, _ fire: @escaping (TimeStamp) -> Void = { _ in }) -> TimerID {
@@ -157,7 +171,7 @@ public final class EventLoop {
     /// Runs until `stop()`, waiting in `poll()`.
     public func run() throws {
         running = true
-        iterate(readyFDs: [])
+        iterate(ready: [])
         while running {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)]
@@ -167,8 +181,13 @@ public final class EventLoop {
             wakeups += 1
             if fds[0].revents != 0 { readSignals() }
             if fds[1].revents != 0 { drainTimerFD() }
-            iterate(readyFDs: fds.dropFirst(2).filter { $0.revents != 0 }.map(\.fd))
+            iterate(ready: ids(fds.dropFirst(2)))
         }
+    }
+
+    /// The sources whose pollfds (in `sources` order) came back ready.
+    private func ids(_ fds: ArraySlice<pollfd>) -> [Int] {
+        zip(sources, fds).compactMap { $1.revents != 0 ? $0.id : nil }
     }
 
     /// Runs on virtual time until `end` (or `stop()`): instead of sleeping, moves `clock` to the
@@ -184,11 +203,11 @@ public final class EventLoop {
                 for i in fds.indices { fds[i].revents = 0 }
             }
             wakeups += 1
-            iterate(readyFDs: fds.filter { $0.revents != 0 }.map(\.fd))
+            iterate(ready: ids(fds[...]))
             guard running else { break }
             guard let next = nextDeadline, next <= end else {
                 clock.now = max(clock.now, end)
-                iterate(readyFDs: [])
+                iterate(ready: [])
                 break
             }
             clock.now = max(clock.now, next)
@@ -199,7 +218,7 @@ public final class EventLoop {
     /// One iteration without waiting: due timers, then `onIteration` (benchmarks).
     public func iterateNow() {
         running = true
-        iterate(readyFDs: [])
+        iterate(ready: [])
         running = false
     }
 
@@ -208,10 +227,10 @@ public final class EventLoop {
 
     private var nextDeadline: TimeStamp? { timers.compactMap(\.deadline).min() }
 
-    private func iterate(readyFDs: [Int32]) {
+    private func iterate(ready ids: [Int]) {
         // Snapshot: a callback may add or remove sources (hotplug).
-        let ready = sources.filter { readyFDs.contains($0.fd) }
-        for source in ready where sources.contains(where: { $0.fd == source.fd }) {
+        let ready = sources.filter { ids.contains($0.id) }
+        for source in ready where sources.contains(where: { $0.id == source.id }) {
             source.onReadable()
         }
         fireDueTimers()
@@ -298,4 +317,23 @@ public final class MonotonicClock: KioskClock, Sendable {
     public static let shared = MonotonicClock()
     public init() {}
     public var now: TimeStamp { TimeStamp(microseconds: CLinux_monotonic_us()) }
+}
+
+/// A descriptor the loop watches, until `cancel()` or until this goes away: its owner keeps it
+/// beside the descriptor and cancels before closing it.
+public final class LoopRegistration {
+    private weak var loop: EventLoop?
+    private let id: Int
+
+    fileprivate init(loop: EventLoop, id: Int) {
+        self.loop = loop
+        self.id = id
+    }
+
+    deinit { cancel() }
+
+    public func cancel() {
+        loop?.unregister(id)
+        loop = nil
+    }
 }

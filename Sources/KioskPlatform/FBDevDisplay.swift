@@ -16,7 +16,6 @@ public final class FBDevDisplay: Display {
     public let rotation: Int
     public let path: String
     public var canPresent: Bool { !restored }
-    public var eventFD: Int32? { nil }
     public var onVisible: ((TimeStamp) -> Void)?
     public private(set) var bytesCopied = 0
 

@@ -3,14 +3,14 @@ import Glibc
 import Synchronization
 
 /// Messages between the loop and a worker thread (sound, score writer, hooks): a locked queue
-/// plus an eventfd. The loop watches `fd` (`attach(to:)`); a worker blocks in `wait`. Posting
-/// never blocks, so neither side can stall the other.
+/// plus an eventfd. The loop watches the eventfd (`attach(to:)`); a worker blocks in `wait`.
+/// Posting never blocks, so neither side can stall the other.
 public final class Mailbox<Message: Sendable>: Sendable {
     private let queue = Mutex<[Message]>([])
     /// The eventfd, owned (and closed) by the mailbox.
     private let counter: FileDescriptor
-    /// Readable while messages are waiting: the number to poll, while the mailbox lives.
-    public var fd: Int32 { counter.rawValue }
+    /// Readable while messages are waiting.
+    private var fd: Int32 { counter.rawValue }
 
     public init(name: String) throws {
         counter = FileDescriptor(adopting: try retryingInterrupts("eventfd", name) { CLinux_eventfd_create() })
@@ -47,9 +47,10 @@ public final class Mailbox<Message: Sendable>: Sendable {
         return take()
     }
 
-    /// Has the loop deliver the messages to `handle` on its thread.
-    public func attach(to loop: EventLoop, name: String, _ handle: @escaping ([Message]) -> Void) {
-        loop.add(fd: fd, name: name) { [unowned self] in
+    /// Has the loop deliver the messages to `handle` on its thread, for as long as the caller
+    /// keeps the registration.
+    public func attach(to loop: EventLoop, name: String, _ handle: @escaping ([Message]) -> Void) -> LoopRegistration {
+        loop.register(counter, name: name) { [unowned self] in
             let messages = take()
             if !messages.isEmpty { handle(messages) }
         }

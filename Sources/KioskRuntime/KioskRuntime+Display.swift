@@ -37,7 +37,7 @@ extension KioskRuntime {
             log(.warning, "no screen connected: waiting for a display; the game goes on")
             service.ready(status: serviceStatus)
         }
-        let period = display.hotplugFD == nil ? Self.screenProbePeriodWithoutEvents : Self.screenProbePeriod
+        let period = display.seesHotplug ? Self.screenProbePeriod : Self.screenProbePeriodWithoutEvents
         loop.arm(screenProbeTimer, at: now + period)
     }
 

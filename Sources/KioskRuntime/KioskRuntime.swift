@@ -85,6 +85,8 @@ public final class KioskRuntime: LayerHost {
     var lastScreen: KioskGame.Screen
     /// The touch-test screen and the heatmap since start (`KioskRuntime+TouchTest.swift`).
     let touchTest: TouchTestState
+    /// The loop watching the display's descriptors.
+    private var displayWatches: [LoopRegistration] = []
     /// Commands from afar that repeat: their lines folded into one per spell.
     private let commandSpells: CommandLogSpells
 
@@ -240,12 +242,7 @@ public final class KioskRuntime: LayerHost {
                 ownership.switchedAway()
             }
         }
-        if let fd = display.eventFD {
-            loop.add(fd: fd, name: display.name) { [unowned self] in display.handleEvents() }
-        }
-        if let fd = display.hotplugFD {
-            loop.add(fd: fd, name: "screen hotplug") { [unowned self] in display.handleHotplug() }
-        }
+        displayWatches = display.watch(on: loop)
         display.onScreensChanged = { [unowned self] in screensChanged(at: loop.now) }
         if display.screenCount == 0 { waitForScreen(at: started) }
         try input.start(loop: loop, deliver: { [unowned self] raw in

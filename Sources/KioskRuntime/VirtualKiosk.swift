@@ -89,7 +89,6 @@ public final class WithheldDisplay: Display {
     public var name: String { "withheld:\(size)" }
     public var reportedPxPerMM: Double? { nil }
     public var canPresent: Bool { false }
-    public var eventFD: Int32? { nil }
     public var onVisible: ((TimeStamp) -> Void)?
 
     public init(size: PixelSize) { self.size = size }

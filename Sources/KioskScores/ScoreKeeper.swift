@@ -14,6 +14,8 @@ public final class ScoreKeeper: KioskLayer {
     /// The writer thread; nil before `attach`, or when it could not start (the game goes on
     /// without saving).
     public private(set) var writer: ScoreWriter?
+    /// The loop delivering the writer's answers.
+    private var resultsWatch: LoopRegistration?
     private var recorder: TouchRecorder?
 
     /// The round in play as last told, and the wall clock when it started.
@@ -41,7 +43,7 @@ public final class ScoreKeeper: KioskLayer {
             return
         }
         self.writer = writer
-        writer.results.attach(to: host.loop, name: "score results") { [unowned self] in handle($0) }
+        resultsWatch = writer.results.attach(to: host.loop, name: "score results") { [unowned self] in handle($0) }
         // The touch heatmap's batches go through the same writer.
         recorder = TouchRecorder(host: host, writer: writer, wallClock: wallClock)
     }

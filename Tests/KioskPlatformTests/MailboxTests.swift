@@ -11,7 +11,7 @@ import Testing
         let toWorker = try Mailbox<Int>(name: "to worker")
         let toLoop = try Mailbox<Int>(name: "to loop")
         var received: [Int] = []
-        toLoop.attach(to: loop, name: "results") { messages in
+        let watch = toLoop.attach(to: loop, name: "results") { messages in
             received += messages
             if received.count == 100 { loop.stop() }
         }
@@ -30,6 +30,9 @@ import Testing
         try loop.run()
         worker.join()
         #expect(received == (0..<100).map { $0 * 2 })
+        #expect(loop.watchedCount == 1)
+        watch.cancel()
+        #expect(loop.watchedCount == 0, "a cancelled registration is watched no more")
     }
 
     @Test func takeNeverBlocksAndWaitTimesOut() throws {

@@ -101,7 +101,6 @@ final class LosableDisplay: Display {
     var size: PixelSize { inner.size }
     var reportedPxPerMM: Double? { nil }
     var canPresent: Bool { true }
-    var eventFD: Int32? { nil }
     var onVisible: ((TimeStamp) -> Void)? {
         get { inner.onVisible }
         set { inner.onVisible = newValue }

@@ -13,6 +13,9 @@ final class HookRun {
     var pidfd: FileDescriptor?
     /// The read end of its standard output and error, until end of output or the limit.
     var output: FileDescriptor?
+    /// The loop watching `pidfd` and `output`; cancelled before either closes.
+    var pidfdWatch: LoopRegistration?
+    var outputWatch: LoopRegistration?
     var exited = false
     /// When the next step against it is due: SIGTERM, then SIGKILL; nil after SIGKILL.
     var deadline: TimeStamp?

@@ -197,7 +197,8 @@ public final class HookRunner {
         }
         for run in runs {
             closeOutput(run)
-            if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
+            run.pidfdWatch?.cancel()
+            run.pidfd = nil
         }
         runs.removeAll()
     }
@@ -260,10 +261,10 @@ public final class HookRunner {
                                       input: line, at: now, deadline: now + settings.timeout,
                                       log: log)
         if let output = run.outputFD {
-            loop.add(fd: output, name: run.label) { [unowned self, unowned run] in readOutput(run) }
+            run.outputWatch = loop.register(number: output, name: run.label) { [unowned self, unowned run] in readOutput(run) }
         }
         if usesPidfds, let pidfd = HookSpawn.pidfd(run.pid) {
-            loop.add(fd: pidfd.rawValue, name: run.label) { [unowned self, unowned run] in reap(run) }
+            run.pidfdWatch = loop.register(pidfd, name: run.label) { [unowned self, unowned run] in reap(run) }
             run.pidfd = consume pidfd
         }
         return run
@@ -317,7 +318,8 @@ public final class HookRunner {
         let r = uninterrupted { waitpid(run.pid, &status, WNOHANG) }
         if r == 0 { return }
         run.exited = true
-        if let pidfd = run.pidfd.take() { loop.remove(fd: pidfd.rawValue) }
+        run.pidfdWatch?.cancel()
+        run.pidfd = nil
         let seconds = NumberText.trimmed((loop.now - run.started).inSeconds, places: 3)
         if r < 0 {
             log(.error, "\(run.label): waitpid: \(String(cString: strerror(errno)))")
@@ -340,9 +342,10 @@ public final class HookRunner {
     }
 
     private func closeOutput(_ run: HookRun) {
-        guard let output = run.output.take() else { return }
+        guard run.output?.rawValue != nil else { return }
         run.flushPartial(log)
-        loop.remove(fd: output.rawValue)
+        run.outputWatch?.cancel()
+        run.output = nil
     }
 
     private func readOutput(_ run: HookRun) {

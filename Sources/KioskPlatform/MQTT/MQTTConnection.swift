@@ -17,6 +17,8 @@ public final class MQTTConnection {
     private let session: MQTTSession
     private var worker: WorkerThread?
     private weak var loop: EventLoop?
+    /// The loop delivering the worker's notices.
+    private var noticesWatch: LoopRegistration?
     private var stopped = false
 
     /// libmosquitto's process-wide setup (OpenSSL among it), done once; never undone, since
@@ -73,7 +75,7 @@ public final class MQTTConnection {
     public func start(on loop: EventLoop, _ deliver: @escaping ([MQTTNotice]) -> Void) throws {
         precondition(worker == nil && !stopped, "an MQTT connection starts once")
         let session = self.session
-        session.notices.attach(to: loop, name: "mqtt") { notices in
+        noticesWatch = session.notices.attach(to: loop, name: "mqtt") { notices in
             let messages = notices.reduce(0) { n, notice in
                 switch notice {
                 case .message, .oversized: return n + 1
@@ -88,7 +90,7 @@ public final class MQTTConnection {
         do {
             worker = try WorkerThread(name: "mqtt") { session.run(seed: seed) }
         } catch {
-            loop.remove(fd: session.notices.fd)
+            noticesWatch?.cancel()
             throw error
         }
     }
@@ -116,7 +118,7 @@ public final class MQTTConnection {
             destroyClient()
             return
         }
-        loop?.remove(fd: session.notices.fd)
+        noticesWatch?.cancel()
         loop = nil
         let start = EventLoop.now()
         if let farewell, isConnected {
