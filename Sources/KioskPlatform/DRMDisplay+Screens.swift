@@ -61,10 +61,13 @@ extension DRMDisplay {
     /// also brings back a monitor that lost its signal. Calls `onResize` when the main screen's
     /// size changed and `onScreensChanged` always.
     public func probeScreens() {
-        guard !restored else { return }
-        if suspended || masterLost {
-            probePending = true
+        switch state {
+        case .restored: return
+        case .away(let why, let on, _):
+            // Not ours now: done on `resume()`.
+            state = .away(why, poweredOn: on, probePending: true)
             return
+        case .ours: break
         }
         let resources: DRMResources, connectors: [DRMConnector]
         do {

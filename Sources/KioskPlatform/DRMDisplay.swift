@@ -27,7 +27,33 @@ public final class DRMDisplay: Display {
     public var onScreensChanged: (() -> Void)?
     public var seesHotplug: Bool { hotplug != nil }
 
+    /// Whose the card is, and whether the screens are on: one state, changed by `present`,
+    /// `suspend`, `resume`, `setPower` and `restore` only.
+    public enum State: Equatable, Sendable {
+        /// Why the card is not the kiosk's for now.
+        public enum Away: Equatable, Sendable {
+            /// Given up for a VT switch away.
+            case switched
+            /// Another program took DRM master, or refused to give it back.
+            case masterLost
+        }
+        /// The kiosk's: presenting (the screens switched off for sleep while not `poweredOn`).
+        case ours(poweredOn: Bool)
+        /// Not the kiosk's: nothing is presented; screens plugged meanwhile are probed on
+        /// `resume` (`probePending`).
+        case away(Away, poweredOn: Bool, probePending: Bool)
+        /// The exit put the screens back: nothing is shown any more.
+        case restored
+
+        var isOurs: Bool { if case .ours = self { true } else { false } }
+    }
+
+    public internal(set) var state = State.ours(poweredOn: true)
+
     public func watch(on loop: EventLoop) -> [LoopRegistration] {
+        let timer = loop.addTimer("page-flip timeout")
+        loop.onFire(timer) { [unowned self] now in dropLateFlips(at: now) }
+        flipTimer = (loop, timer)
         var watches = [loop.register(device.descriptor, name: name) { [unowned self] in handleEvents() }]
         if let hotplug {
             watches.append(loop.register(number: hotplug.fd, name: "screen hotplug") { [unowned self] in handleHotplug() })
@@ -41,7 +67,12 @@ public final class DRMDisplay: Display {
     public private(set) var modeSets = 0
     public private(set) var bytesCopied = 0
     /// Switched off for the display's sleep.
-    public private(set) var isPoweredOn = true
+    public var isPoweredOn: Bool {
+        switch state {
+        case .ours(let on), .away(_, let on, _): on
+        case .restored: true
+        }
+    }
 
     /// The game's size before any screen was seen: the kiosk lays out again when one comes.
     public static let waitingSize = PixelSize(width: 1280, height: 800)
@@ -64,13 +95,9 @@ public final class DRMDisplay: Display {
     /// Where page flips report, one per output position, alive as long as the display: an event
     /// of a screen dropped with its flip in flight still lands in memory that exists.
     let flipSlots: UnsafeMutablePointer<CDRM_flip_result>
-    private(set) var restored = false
-    /// Switched away (master dropped on purpose), or master taken or refused: no presenting.
-    private(set) var suspended = false
-    private(set) var masterLost = false
-    /// A probe that came while the card was not ours: done on `resume()`.
-    var probePending = false
     private var flipTimeouts = RateLimitedLog()
+    /// Wakes the loop when a page flip is overdue (`flipTimeout`); made by `watch(on:)`.
+    private var flipTimer: (loop: EventLoop, id: EventLoop.TimerID)?
     private var mirrorFailures = RateLimitedLog()
     let paintMirror: MirrorPainter
     /// Where what happens to the screens is said.
@@ -151,20 +178,30 @@ public final class DRMDisplay: Display {
     // MARK: presenting
 
     public var canPresent: Bool {
-        guard !restored, !suspended, !masterLost, !outputs.isEmpty else { return false }
-        let now = EventLoop.now()
-        for output in outputs where output.flipPendingSince != nil {
-            guard output.dropLateFlip(olderThan: Self.flipTimeout, now: now) else { return false }
+        state.isOurs && !outputs.isEmpty && outputs.allSatisfy { $0.flipPendingSince == nil }
+    }
+
+    /// Flips whose event is overdue were lost (a driver bug): given up, so presenting goes on
+    /// rather than freezes; the loop's iteration after this timer presents again.
+    private func dropLateFlips(at now: TimeStamp) {
+        for output in outputs where output.dropLateFlip(olderThan: Self.flipTimeout, now: now) {
             if flipTimeouts.note() {
                 log(.warning, "\(output.label): no page-flip event after \(Int(Self.flipTimeout.inMilliseconds)) ms, "
                     + "going on (\(flipTimeouts.count) times)")
             }
         }
-        return true
+        armFlipTimer()
+    }
+
+    /// The flip timer at the oldest pending flip's limit, or off.
+    private func armFlipTimer() {
+        guard let flipTimer else { return }
+        let oldest = outputs.compactMap(\.flipPendingSince).min()
+        flipTimer.loop.arm(flipTimer.id, at: oldest.map { $0 + Self.flipTimeout })
     }
 
     public func present(_ frame: PixelBuffer, damage: [PixelRect]) throws {
-        guard !restored else { return }
+        guard state != .restored else { return }
         guard frame.size == size else {
             throw DisplaySetupError.unsupported("\(name): picture \(frame.size) does not fit the display's \(size)")
         }
@@ -173,8 +210,9 @@ public final class DRMDisplay: Display {
             throw SystemError("present", "\(name): a page flip is still pending", errno: EBUSY)
         }
         // Switched away: the frame is shown in full on resume. No screen: nothing to show on.
-        guard !suspended, !outputs.isEmpty else { return }
-        guard !masterLost else { throw DisplayError.lost("\(name): not DRM master; resume() first") }
+        if case .away(.switched, _, _) = state { return }
+        guard !outputs.isEmpty else { return }
+        guard state.isOurs else { throw DisplayError.lost("\(name): not DRM master; resume() first") }
         var visibleNow = false
         for (n, output) in outputs.enumerated() {
             do {
@@ -188,13 +226,15 @@ public final class DRMDisplay: Display {
                     if n == 0 { flips += 1 }
                 }
             } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
-                masterLost = true
+                state = .away(.masterLost, poweredOn: isPoweredOn, probePending: false)
+                armFlipTimer()
                 throw DisplayError.lost("\(error)")
             } catch where n > 0 {
                 // A mirror that fails must not take the main screen with it.
                 if mirrorFailures.note() { log(.error, "\(output.label): \(error) (\(mirrorFailures.count) times)") }
             }
         }
+        armFlipTimer()
         if visibleNow { onVisible?(EventLoop.now()) }
     }
 
@@ -205,6 +245,7 @@ public final class DRMDisplay: Display {
         for (n, output) in outputs.enumerated() {
             if let shown = output.takeCompletedFlip(), n == 0 { onVisible?(shown) }
         }
+        armFlipTimer()
     }
 
     /// The main screen's buffer, in the panel's orientation (black without a screen). Reads
@@ -218,9 +259,10 @@ public final class DRMDisplay: Display {
     /// Drops DRM master for a VT switch away, after the flips in flight (if any) completed, so
     /// the console or the next VT's program can set its own mode. Only the first call acts.
     public func suspend() {
-        guard !restored, !suspended else { return }
-        suspended = true
+        guard case .ours(let on) = state else { return }
+        state = .away(.switched, poweredOn: on, probePending: false)
         for output in outputs { output.waitForPendingFlip(limit: Self.flipTimeout) }
+        armFlipTimer()
         do {
             try device.dropMaster()
         } catch {
@@ -232,33 +274,33 @@ public final class DRMDisplay: Display {
     /// modes with the whole frame; screens plugged meanwhile are probed now. Throws
     /// `DisplayError.lost` while another program is master.
     public func resume() throws {
-        guard !restored else { return }
+        let (poweredOn, probePending): (Bool, Bool)
+        switch state {
+        case .restored: return
+        case .ours(let on): (poweredOn, probePending) = (on, false)
+        case .away(_, let on, let probe): (poweredOn, probePending) = (on, probe)
+        }
         if !device.isMaster && drmSetMaster(device.fd) != 0 {
             let error = SystemError("drmSetMaster", "\(name) (another program owns the display)")
-            suspended = false
-            masterLost = true
+            state = .away(.masterLost, poweredOn: poweredOn, probePending: probePending)
             throw DisplayError.lost("\(error)")
         }
-        suspended = false
-        masterLost = false
+        // The console (or another program) may have switched the screens on meanwhile.
+        state = .ours(poweredOn: true)
         for output in outputs { output.forget() }
-        if !isPoweredOn {
-            // Asleep while away: the console (or another program) switched the screens on meanwhile.
-            isPoweredOn = true
+        if !poweredOn {
+            // Asleep while away: off again.
             for output in outputs { output.forgetPower() }
             do { try setPower(on: false) } catch { log(.warning, "switching the screen off again: \(error)") }
         }
-        if probePending {
-            probePending = false
-            probeScreens()
-        }
+        if probePending { probeScreens() }
     }
 
     /// Switches every screen off through its DPMS property, or by disabling its CRTC where that
     /// is refused, after the flips in flight; on again the same way (a disabled CRTC gets a full
     /// mode set with the next present).
     public func setPower(on: Bool) throws {
-        guard !restored, on != isPoweredOn else { return }
+        guard state != .restored, on != isPoweredOn else { return }
         if !on {
             for output in outputs { output.waitForPendingFlip(limit: Self.flipTimeout) }
         }
@@ -266,7 +308,11 @@ public final class DRMDisplay: Display {
         for output in outputs {
             do { try output.setPower(on: on) } catch { firstError = firstError ?? error }
         }
-        isPoweredOn = on
+        switch state {
+        case .ours: state = .ours(poweredOn: on)
+        case .away(let why, _, let probe): state = .away(why, poweredOn: on, probePending: probe)
+        case .restored: break
+        }
         if let firstError { throw firstError }
     }
 
@@ -274,14 +320,22 @@ public final class DRMDisplay: Display {
     /// kernel refuses a mode set without a connector), or turns it off if it was off. Safe to
     /// call more than once; only the first call acts.
     public func restore() {
-        guard !restored else { return }
-        // Asleep: the console must not come back dark.
-        if !isPoweredOn && !suspended && !masterLost {
-            do { try setPower(on: true) } catch { log(.error, "switching the screen on: \(error)") }
+        let ours: Bool
+        switch state {
+        case .restored: return
+        case .ours(let on):
+            // Asleep: the console must not come back dark.
+            if !on {
+                do { try setPower(on: true) } catch { log(.error, "switching the screen on: \(error)") }
+            }
+            ours = true
+        case .away:
+            ours = false
         }
-        restored = true
+        state = .restored
+        flipTimer.map { $0.loop.arm($0.id, at: nil) }
         // Switched away or lost: the screen is someone else's now, and not ours to change.
-        guard !suspended, !masterLost else { return }
+        guard ours else { return }
         for output in outputs {
             output.waitForPendingFlip(limit: Self.flipTimeout)
             guard let saved = savedCRTCs[output.crtcID] else { continue }
