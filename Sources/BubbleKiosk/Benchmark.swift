@@ -7,7 +7,7 @@ import KioskRuntime
 /// kiosk's own: its attract demo (`startDemo` at once) on a virtual kiosk, one 60th of a second of
 /// virtual time a frame, each scene built by the runtime's scene builder and drawn by its renderer.
 struct Benchmark {
-    static let frameMS = 1000.0 / 60
+    static let frame = Duration.seconds(1) / 60
 
     let size: PixelSize
     let bubbles: Int
@@ -32,7 +32,7 @@ struct Benchmark {
 
     /// The demo one frame on: what the kiosk draws then.
     private func nextScene() -> Scene {
-        kiosk.advance(ms: Self.frameMS)
+        kiosk.advance(by: Self.frame)
         return kiosk.scene()
     }
 

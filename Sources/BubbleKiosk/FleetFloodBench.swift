@@ -50,7 +50,7 @@ enum FleetFloodBench {
         })
         kiosk.runtime.attach(layer)
         try kiosk.runtime.start()
-        kiosk.advance(ms: 100)
+        kiosk.advance(by: .milliseconds(100))
         link.deliver([.connected])
         let before = layer.state
         let prefix = "bubble-kiosk/bench/"
@@ -80,7 +80,7 @@ enum FleetFloodBench {
             timer.stop()
             samples.append(timer.elapsedMS)
             report.messages += batchSize
-            kiosk.advance(ms: 100)
+            kiosk.advance(by: .milliseconds(100))
         }
         report.batch = Timing(samples)
         report.done = layer.commandsDone

@@ -116,7 +116,7 @@ struct PlayCommand: KioskCommand {
 
 /// Draws the screen a replayed round ends on, after its effects have died down, as PNG.
 func writeScreenshot(of round: Round, seed: UInt64, at end: TimeStamp, to path: String) throws {
-    let settle = end.adding(milliseconds: 2000)
+    let settle = end + .seconds(2)
     var game = KioskGame(field: round.field, settings: round.settings, seed: seed, at: end)
     game.show(round, at: end)
     var builder = SceneBuilder(field: round.field, seed: seed)

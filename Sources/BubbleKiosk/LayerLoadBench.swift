@@ -50,7 +50,7 @@ enum LayerLoadBench {
             settings.hooks.perEventPerMinute = 6000
             settings.hooks.maxRunning = 64
             settings.metrics.textfile = scratch + "/bench.prom"
-            settings.metrics.intervalS = 1
+            settings.metrics.interval = .seconds(1)
             // A board's own panel is not the bench's to dim or switch off.
             settings.display.backlight = "none"
         }
@@ -79,9 +79,9 @@ enum LayerLoadBench {
         for _ in 0..<200 where sounds.map({ $0.stats.configured == 0 }) ?? false { usleep(10_000) }
         // The recording to its end (a virtual minute at most), then the round-over screen.
         try runtime.start()
-        let limit = kiosk.now.adding(milliseconds: 60_000)
-        while input.nextDeadline != nil && kiosk.now < limit { kiosk.advance(ms: 1000) }
-        kiosk.advance(ms: 2000)
+        let limit = kiosk.now + .seconds(60)
+        while input.nextDeadline != nil && kiosk.now < limit { kiosk.advance(by: .seconds(1)) }
+        kiosk.advance(by: .seconds(2))
         runtime.finish()
         // After the exit path stopped the sound thread: its count is final.
         let soundsStarted = sounds?.stats.starts.count ?? 0

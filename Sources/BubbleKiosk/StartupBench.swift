@@ -35,10 +35,10 @@ enum StartupBench {
         let kiosk = try VirtualKiosk(settings: Settings(), size: size, clock: MonotonicClock.shared, options: options)
         kiosk.runtime.logger = .discard
         try kiosk.runtime.start()
-        while kiosk.runtime.frames == 0, EventLoop.now().milliseconds(since: started) < 5000 {
+        while kiosk.runtime.frames == 0, EventLoop.now() - started < .seconds(5) {
             kiosk.runtime.step()
         }
-        let ms = EventLoop.now().milliseconds(since: started)
+        let ms = (EventLoop.now() - started).inMilliseconds
         kiosk.runtime.finish()
         return ms
     }
@@ -50,9 +50,9 @@ enum StartupBench {
         settings.attract.demo = false
         let kiosk = try VirtualKiosk(settings: settings, size: size, options: options)
         kiosk.runtime.logger = .discard
-        try kiosk.run(ms: 1000)
+        try kiosk.run(for: .seconds(1))
         let frames = kiosk.runtime.frames, wakeups = kiosk.loop.wakeups
-        kiosk.advance(ms: Double(minutes) * 60_000)
+        kiosk.advance(by: .seconds(minutes * 60))
         defer { kiosk.runtime.finish() }
         return (Double(kiosk.runtime.frames - frames) / Double(minutes), Double(kiosk.loop.wakeups - wakeups) / Double(minutes))
     }

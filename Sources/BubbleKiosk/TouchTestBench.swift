@@ -23,7 +23,7 @@ enum TouchTestBench {
             model.process(TouchFrame(time: t, contacts: [TouchPoint(slot: 0, trackingID: 1, position: one, pressure: 80),
                                                          TouchPoint(slot: 1, trackingID: 2, position: two)]))
             model.advance(to: t)
-            let scene = TouchTestScene.scene(model, heatmap: heatmap, timeoutS: 60, at: t)
+            let scene = TouchTestScene.scene(model, heatmap: heatmap, timeout: .seconds(60), at: t)
             var timer = CPUTimer()
             timer.start()
             renderer.render(scene)

@@ -141,7 +141,7 @@ public final class BacklightLayer: KioskLayer {
         }
         if decision.dimmed != dimmed {
             dimmed = decision.dimmed
-            log(.info, dimmed ? "backlight dimmed to \(wanted) of \(backlight.maximum) after \(NumberText.plain(policy.dimAfterIdleMin)) min without a touch"
+            log(.info, dimmed ? "backlight dimmed to \(wanted) of \(backlight.maximum) after \(NumberText.plain(policy.dimAfterIdle.inSeconds / 60)) min without a touch"
                 : "backlight back to \(wanted) of \(backlight.maximum)")
         }
         if let timer { host?.loop.arm(timer, at: decision.recheck) }

@@ -105,11 +105,11 @@ public final class FleetLayer: KioskLayer {
             host: broker.host, port: broker.port, tls: broker.tls,
             caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile,
             username: settings.username.isEmpty ? nil : settings.username, password: password,
-            clientID: "bubble-kiosk-" + nodeID, keepaliveS: settings.keepaliveS,
+            clientID: "bubble-kiosk-" + nodeID, keepalive: settings.keepalive,
             will: availability(FleetNames.payloadOffline),
             subscriptions: names.commandTopics + [discovery.statusTopic].compactMap { $0 },
             maximumIncomingPayload: FleetCommand.maximumPayloadBytes,
-            reconnectSpread: .milliseconds(Int64((settings.reconnectSpreadS * 1000).rounded())))
+            reconnectSpread: settings.reconnectSpread)
         endpoint.retainFlagFromStoreOnly = Set([discovery.statusTopic].compactMap { $0 })
         do {
             let mailbox = try Mailbox<ScreenshotOutcome>(name: "mqtt screenshot")

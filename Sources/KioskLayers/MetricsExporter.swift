@@ -110,7 +110,7 @@ public final class MetricsExporter: KioskLayer {
             log(.info, "metrics off")
             return
         }
-        log(.info, "metrics to \(path) every \(PrometheusText.format(settings.intervalS)) s")
+        log(.info, "metrics to \(path) every \(PrometheusText.format(settings.interval.inSeconds)) s")
         if !path.hasSuffix(".prom") {
             log(.warning, "metrics: \(path) does not end in .prom; node_exporter's textfile collector reads only *.prom")
         }
@@ -199,7 +199,7 @@ public final class MetricsExporter: KioskLayer {
             if failedWrites == 0 && failureRuns.note() {
                 failureLogged = true
                 log(.error, "metrics: cannot write \(echoed(path, limit: 200)): \(error); the kiosk goes on, retrying every "
-                    + "\(PrometheusText.format(settings.intervalS)) s")
+                    + "\(PrometheusText.format(settings.interval.inSeconds)) s")
             }
             failedWrites += 1
             return

@@ -62,7 +62,7 @@ public final class SystemWallClock: LocalWallClock {
             }
         }
         // mktime cannot say (a time zone without that day?): look again in an hour.
-        return t.adding(milliseconds: 3_600_000)
+        return t + .seconds(3600)
     }
 
     /// `2026-12-01 10:15:02 CET`: the local wall time at monotonic time `t`.

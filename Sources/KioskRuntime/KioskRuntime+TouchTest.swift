@@ -39,7 +39,7 @@ extension KioskRuntime {
         touchTest.model = newTouchTestModel(at: time)
         // The screen takes every frame now, the lifts of a held touch too.
         touchHold.release()
-        log(.notice, "touch test open (closes after \(Int(settings.operator.touchTestTimeoutS.rounded())) s without a touch)")
+        log(.notice, "touch test open (closes after \(Int(settings.operator.touchTestTimeout.inSeconds.rounded())) s without a touch)")
         notify(.touchTest(open: true), at: time)
         armTouchTestTimer()
     }
@@ -111,7 +111,7 @@ extension KioskRuntime {
     func advanceTouchTest(to now: TimeStamp) -> Bool {
         guard var model = touchTest.model else { return false }
         if now >= touchTestTimeout(model) {
-            closeTouchTest(at: now, reason: "closed: no touch for \(Int(settings.operator.touchTestTimeoutS.rounded())) s")
+            closeTouchTest(at: now, reason: "closed: no touch for \(Int(settings.operator.touchTestTimeout.inSeconds.rounded())) s")
             return false
         }
         model.advance(to: now)
@@ -123,7 +123,7 @@ extension KioskRuntime {
     /// The touch-test screen's scene, or nil when it is closed.
     func touchTestScene(at now: TimeStamp) -> Scene? {
         touchTest.model.map {
-            TouchTestScene.scene($0, heatmap: touchTest.heatmap, timeoutS: settings.operator.touchTestTimeoutS, at: now)
+            TouchTestScene.scene($0, heatmap: touchTest.heatmap, timeout: settings.operator.touchTestTimeout, at: now)
         }
     }
 

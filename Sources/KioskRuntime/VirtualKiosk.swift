@@ -32,14 +32,14 @@ public final class VirtualKiosk<Input: TouchInput> {
 
     public var now: TimeStamp { clock.now }
 
-    /// Starts the runtime and runs it for `ms` of virtual time.
-    public func run(ms: Double) throws {
-        try runtime.run(until: now.adding(milliseconds: ms), advancing: virtualClock)
+    /// Starts the runtime and runs it for `span` of virtual time.
+    public func run(for span: Duration) throws {
+        try runtime.run(until: now + span, advancing: virtualClock)
     }
 
-    /// Runs on for `ms` of virtual time without starting again.
-    public func advance(ms: Double) {
-        loop.run(until: now.adding(milliseconds: ms), advancing: virtualClock)
+    /// Runs on for `span` of virtual time without starting again.
+    public func advance(by span: Duration) {
+        loop.run(until: now + span, advancing: virtualClock)
     }
 
     private var virtualClock: VirtualClock {
@@ -70,15 +70,15 @@ extension VirtualKiosk where Input == InjectedTouchInput {
                             notifier: ServiceNotifier? = nil, logger: Logger = .standardError,
                 loadConfig: (() -> ConfigResult)? = nil) throws {
         try self.init(settings: settings, size: size, input: InjectedTouchInput(), clock: clock, display: display,
-                      options: options, console: console, notifier: notifier, loadConfig: loadConfig)
+                      options: options, console: console, notifier: notifier, logger: logger, loadConfig: loadConfig)
     }
 
     /// A tap at `p` (down, then up 50 ms later), each frame handled as it arrives.
     public func tap(_ p: Vector2, slot: Int = 0, id: Int = 1) {
         input.push(TouchFrame(time: now, contacts: [TouchPoint(slot: slot, trackingID: id, position: p)]))
-        advance(ms: 50)
+        advance(by: .milliseconds(50))
         input.push(TouchFrame(time: now, contacts: []))
-        advance(ms: 20)
+        advance(by: .milliseconds(20))
     }
 }
 

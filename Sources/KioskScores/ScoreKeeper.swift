@@ -75,7 +75,7 @@ public final class ScoreKeeper: KioskLayer {
     private func close(as outcome: RoundOutcome?, at time: TimeStamp) {
         guard let (round, startedMS) = open, let writer else { return }
         open = nil
-        let record = RoundRecord(startedMS: startedMS, durationMS: Int64(max(0, time.milliseconds(since: round.startTime)).rounded()),
+        let record = RoundRecord(startedMS: startedMS, durationMS: Int64(max(.zero, time - round.startTime).inMilliseconds.rounded()),
                                  mode: round.mode, score: round.score, popped: round.popped,
                                  outcome: round.demo ? .demo : (outcome ?? .abandoned))
         writer.post(.record(record, roundStart: round.startTime, tableSize: scoring.highScores, rows: max(scoring.boardRows, 1)))

@@ -52,7 +52,7 @@ public final class ScoreWriter {
 
     /// How long `stop` waits for the queue at most: under the service manager's stop timeout,
     /// even when another process holds the database's lock or the disk hangs.
-    public static let stopLimitMS: Int64 = 2000
+    public static let stopLimit = Duration.seconds(2)
 
     public init(directory: String, wallClock: @escaping @Sendable () -> Int64 = wallClockMS) throws {
         self.directory = directory
@@ -76,22 +76,22 @@ public final class ScoreWriter {
         requests.post(request)
     }
 
-    /// Lets the thread finish what is queued, waiting `limitMS` at most in all: once stopping,
+    /// Lets the thread finish what is queued, waiting `limit` at most in all: once stopping,
     /// each write waits for another process's lock briefly, and what is left when the time is up
     /// is dropped with one log line (in `results`) saying how many rounds were not saved.
     /// Idempotent.
-    public func stop(limitMS: Int64 = ScoreWriter.stopLimitMS) {
+    public func stop(limit: Duration = ScoreWriter.stopLimit) {
         guard let t = thread else { return }
         thread = nil
-        let deadline = EventLoop.now().adding(microseconds: limitMS * 1000)
+        let deadline = EventLoop.now() + limit
         busy.stop(by: deadline)
         requests.post(.stop)
         // The thread drops what is left at the deadline; past it, allow a little for a
         // statement in progress (an fsync) before giving up on the thread.
         let giveUp = deadline.adding(microseconds: 500_000)
         while true {
-            let remainingMS = min(max(giveUp.milliseconds(since: EventLoop.now()), 0), 60_000)
-            if !finished.wait(timeoutMS: Int32(remainingMS.rounded(.up))).isEmpty {
+            let remaining = min(max(giveUp - EventLoop.now(), .zero), .seconds(60))
+            if !finished.wait(timeoutMS: Int32(remaining.inMilliseconds.rounded(.up))).isEmpty {
                 t.join()
                 return
             }
@@ -99,7 +99,7 @@ public final class ScoreWriter {
         }
         // Stuck in SQLite or the kernel: the process is ending, the thread is left behind.
         let left = unsettled.value
-        results.post(.log(.error, "scores: the score writer did not finish within \(limitMS / 1000) s at exit; "
+        results.post(.log(.error, "scores: the score writer did not finish within \(Int(limit.inSeconds)) s at exit; "
                           + "\(left) round\(left == 1 ? "" : "s") not saved"))
     }
 

@@ -8,7 +8,7 @@ import KioskPlatform
 /// batch and at exit, never a write per touch. The timer is armed only while a batch waits, so
 /// an idle kiosk does not wake for it. Part of the score layer (`ScoreKeeper`).
 final class TouchRecorder {
-    static let batchMS = 60_000.0
+    static let batch = Duration.seconds(60)
 
     private unowned let host: LayerHost
     private let writer: ScoreWriter
@@ -30,7 +30,7 @@ final class TouchRecorder {
         // The runtime counted the frame's touch-downs before telling of it.
         guard case .touch = event, pendingSince == nil, host.touchHeatmap != posted else { return }
         pendingSince = wallClock()
-        host.loop.arm(timer, at: time.adding(milliseconds: Self.batchMS))
+        host.loop.arm(timer, at: time + Self.batch)
     }
 
     /// Posts the batch waiting (filed under the day its first touch came on).

@@ -5,10 +5,10 @@ import KioskTestSupport
 /// `BacklightPolicy` on virtual time, the percent conversion, and the `[display]` backlight keys.
 @Suite struct BacklightPolicyTests {
     let t0 = TimeStamp(microseconds: 5_000_000)
-    func at(minutes m: Double) -> TimeStamp { t0.adding(milliseconds: m * 60_000) }
+    func at(minutes m: Double) -> TimeStamp { (t0 + .milliseconds(m * 60_000)) }
 
     func policy(brightness: Double? = 80, dimAfter: Double = 5, dim: Double = 20) -> BacklightPolicy {
-        BacklightPolicy(brightness: brightness, dimAfterIdleMin: dimAfter, dimBrightness: dim)
+        BacklightPolicy(brightness: brightness, dimAfterIdle: .seconds(dimAfter * 60), dimBrightness: dim)
     }
 
     @Test func dimsAfterTheIdleMinutesAndSaysWhenOnce() {
@@ -91,9 +91,9 @@ import KioskTestSupport
         #expect(result.diagnostics == [])
         let display = result.settings.display
         #expect(display.backlight == "rpi_backlight" && display.brightness == 70)
-        #expect(display.dimAfterIdleMin == 2.5 && display.dimBrightness == 10)
+        #expect(display.dimAfterIdle == .seconds(2.5 * 60) && display.dimBrightness == 10)
         let defaults = DisplaySettings()
-        #expect(defaults.backlight == "auto" && defaults.brightness == nil && defaults.dimAfterIdleMin == 0 && defaults.dimBrightness == 20)
+        #expect(defaults.backlight == "auto" && defaults.brightness == nil && defaults.dimAfterIdle == .seconds(0 * 60) && defaults.dimBrightness == 20)
         let schema = ConfigSchema.standard
         for name in ["brightness", "dim_after_idle_min", "dim_brightness"] {
             #expect(ReloadPolicy.effect(of: try #require(schema.key("display", name))) == .now, "\(name)")

@@ -35,7 +35,7 @@ import KioskTestSupport
                 "safe defaults stay")
         let stuck = loadConfig("[input]\nstuck_after_s = -1\nstuck_radius_mm = 0\n")
         #expect(stuck.diagnostics.count == 2)
-        #expect(stuck.settings.input.stuckAfterS == 20 && stuck.settings.input.stuckRadiusMM == 4)
+        #expect(stuck.settings.input.stuckAfter == .seconds(20) && stuck.settings.input.stuckRadiusMM == 4)
     }
 
     @Test func calibrationMatrixTakesSixNumbers() {

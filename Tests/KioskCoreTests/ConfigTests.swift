@@ -134,11 +134,11 @@ private func messages(_ result: ConfigResult) -> [String] {
             """))
         var expected = Settings()
         expected.display.pxPerMM = 6.5
-        expected.gestures.tapMaxMS = 400
+        expected.gestures.tapMax = .milliseconds(400)
         expected.game.bubbles = 25
         expected.game.swipeShare = 1
         expected.game.bubbleMaxMM = 31.25
-        expected.timed.durationS = 90.5
+        expected.timed.duration = .seconds(90.5)
         expected.score.miss = -3
         #expect(result.diagnostics == [])
         #expect(result.settings == expected)
@@ -192,16 +192,16 @@ private func messages(_ result: ConfigResult) -> [String] {
     }
 
     @Test func bounceTimeRunsFromOffToOneHundredMilliseconds() {
-        #expect(Settings().gestures.bounceMS == 25)
+        #expect(Settings().gestures.bounce == .milliseconds(25))
         for value in ["0", "100", "12.5"] {
             let ok = loadConfig((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
             #expect(ok.diagnostics == [], "\(value)")
-            #expect(ok.settings.gestures.bounceMS == Double(value))
+            #expect(ok.settings.gestures.bounce == .milliseconds(Double(value)!))
         }
         for value in ["-1", "101", "25ms"] {
             let bad = loadConfig((name: "b.conf", text: "[gestures]\nbounce_ms = \(value)\n"))
             #expect(messages(bad) == ["b.conf:2: bounce_ms: expected a number from 0 to 100, got '\(value)'"])
-            #expect(bad.settings.gestures.bounceMS == 25)
+            #expect(bad.settings.gestures.bounce == .milliseconds(25))
         }
     }
 
@@ -354,7 +354,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     @Test func renderedSettingsReadBackUnchanged() {
         var settings = Settings()
         settings.display.pxPerMM = 3.75
-        settings.gestures.velocityWindowMS = 80
+        settings.gestures.velocityWindow = .milliseconds(80)
         settings.game.swipeShare = 0.125
         settings.timed.maxBubbles = 30
         settings.score.miss = -2
@@ -376,8 +376,10 @@ private func messages(_ result: ConfigResult) -> [String] {
             let bounds: (String, String)
             switch key.kind {
             case .int(_, let range): bounds = (String(range.lowerBound), String(range.upperBound))
-            case .double(_, let range), .optionalDouble(_, let range):
+            case .double(_, let range), .optionalDouble(_, let range), .duration(_, _, let range, whole: false):
                 bounds = ("\(range.lowerBound)", "\(range.upperBound)")
+            case .duration(_, _, let range, whole: true):
+                bounds = ("\(Int(range.lowerBound))", "\(Int(range.upperBound))")
             case .bool: bounds = ("true", "false")
             case .choice(_, let values): bounds = (String(values.first!), String(values.last!))
             case .keyword(_, let words): bounds = (words.first!, words.last!)

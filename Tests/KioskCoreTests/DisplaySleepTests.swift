@@ -99,7 +99,7 @@ import Testing
         let result = builder.finish()
         #expect(result.diagnostics == [])
         #expect(result.settings.display.sleepSchedule.description == "22:00-07:00,12:00-13:00")
-        #expect(result.settings.display.sleepAfterIdleMin == 10)
+        #expect(result.settings.display.sleepAfterIdle == .seconds(10 * 60))
     }
 
     /// A bad value is one line naming the file, line and the (shortened) value; the kiosk goes
@@ -119,7 +119,7 @@ import Testing
         #expect(second.count < 300, "\(second)")
         #expect(result.diagnostics[2].description.hasPrefix("d.conf:3: sleep_after_idle_min: "))
         #expect(result.settings.display.sleepSchedule == .none)
-        #expect(result.settings.display.sleepAfterIdleMin == 0)
+        #expect(result.settings.display.sleepAfterIdle == .seconds(0 * 60))
     }
 
     @Test func bothKeysApplyAtOnceOnReload() throws {
@@ -134,7 +134,7 @@ import Testing
 
 @Suite struct DisplaySleepPolicyTests {
     let t0 = TimeStamp(microseconds: 1_000_000)
-    func at(minutes m: Double) -> TimeStamp { t0.adding(milliseconds: m * 60_000) }
+    func at(minutes m: Double) -> TimeStamp { (t0 + .milliseconds(m * 60_000)) }
 
     func schedule(_ text: String) -> SleepSchedule {
         guard case .success(let s) = SleepSchedule.parse(text) else { fatalError("bad test schedule \(text)") }
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func theScheduleSleepsInsideItsRangeAndWakesAtItsEnd() throws {
-        let policy = DisplaySleepPolicy(idleMinutes: 0, schedule: schedule("22:00-07:00"), demoWanted: true)
+        let policy = DisplaySleepPolicy(idleAfter: .seconds(0 * 60), schedule: schedule("22:00-07:00"), demoWanted: true)
         let clock = VirtualWallClock(showing: 21, 0, at: t0)
         // 21:00: awake; look again at 22:00.
         var d = policy.decide(facts(), at: t0, clock: clock)
@@ -176,7 +176,7 @@ import Testing
     }
 
     @Test func peoplePlayingAreNeverPutToSleep() {
-        let policy = DisplaySleepPolicy(idleMinutes: 1, schedule: schedule("00:00-24:00"), demoWanted: false)
+        let policy = DisplaySleepPolicy(idleAfter: .seconds(1 * 60), schedule: schedule("00:00-24:00"), demoWanted: false)
         let clock = VirtualWallClock(showing: 3, 0, at: t0)
         for screen in [KioskGame.Screen.playing(demo: false), .roundOver] {
             #expect(policy.decide(facts(screen), at: at(minutes: 30), clock: clock).asleep == nil)
@@ -186,7 +186,7 @@ import Testing
     }
 
     @Test func aTouchInsideTheRangeKeepsTheScreenOnForAMinute() {
-        let policy = DisplaySleepPolicy(idleMinutes: 0, schedule: schedule("22:00-07:00"), demoWanted: true)
+        let policy = DisplaySleepPolicy(idleAfter: .seconds(0 * 60), schedule: schedule("22:00-07:00"), demoWanted: true)
         let clock = VirtualWallClock(showing: 23, 0, at: t0)
         let touched = at(minutes: 10)
         var d = policy.decide(facts(touch: touched, wake: touched), at: at(minutes: 10.5), clock: clock)
@@ -198,10 +198,10 @@ import Testing
 
     @Test func idleSleepOnlyWithoutTheDemo() {
         let clock = VirtualWallClock(showing: 12, 0, at: t0)
-        let withDemo = DisplaySleepPolicy(idleMinutes: 5, schedule: .none, demoWanted: true)
+        let withDemo = DisplaySleepPolicy(idleAfter: .seconds(5 * 60), schedule: .none, demoWanted: true)
         #expect(withDemo.isOff)
         #expect(withDemo.decide(facts(), at: at(minutes: 60), clock: clock).asleep == nil)
-        let policy = DisplaySleepPolicy(idleMinutes: 5, schedule: .none, demoWanted: false)
+        let policy = DisplaySleepPolicy(idleAfter: .seconds(5 * 60), schedule: .none, demoWanted: false)
         // Counted from the latest of: the screen's change, the latest touch, the latest wake.
         let f = facts(since: at(minutes: 1), touch: at(minutes: 2), wake: at(minutes: 0))
         var d = policy.decide(f, at: at(minutes: 4), clock: clock)
@@ -218,7 +218,7 @@ import Testing
     }
 
     @Test func idleAndScheduleTogether() {
-        let policy = DisplaySleepPolicy(idleMinutes: 10, schedule: schedule("22:00-07:00"), demoWanted: false)
+        let policy = DisplaySleepPolicy(idleAfter: .seconds(10 * 60), schedule: schedule("22:00-07:00"), demoWanted: false)
         let clock = VirtualWallClock(showing: 21, 0, at: t0)
         // 21:15 idle since 21:00: asleep (idle), looked at again when the schedule begins.
         var d = policy.decide(facts(), at: at(minutes: 15), clock: clock)
@@ -236,7 +236,7 @@ import Testing
     /// A wall clock that jumps back gives a later boundary, never one in the past: the next look
     /// is at least a second away, so nothing spins.
     @Test func aClockJumpNeverSpins() {
-        let policy = DisplaySleepPolicy(idleMinutes: 0, schedule: schedule("22:00-07:00"), demoWanted: true)
+        let policy = DisplaySleepPolicy(idleAfter: .seconds(0 * 60), schedule: schedule("22:00-07:00"), demoWanted: true)
         let clock = VirtualWallClock(showing: 6, 59, at: t0)
         var now = t0
         var looks = 0
@@ -244,12 +244,12 @@ import Testing
         #expect(d.recheck == at(minutes: 1))
         // At the boundary the clock is found set back by two hours (05:00): still asleep.
         now = d.recheck!
-        clock.midnight = clock.midnight.adding(milliseconds: 2 * 3_600_000)
+        clock.midnight = (clock.midnight + .milliseconds(2 * 3_600_000))
         while looks < 100 {
             looks += 1
             d = policy.decide(facts(), at: now, clock: clock)
             guard d.asleep != nil, let next = d.recheck else { break }
-            #expect(next.milliseconds(since: now) >= 1000)
+            #expect((next - now).inMilliseconds >= 1000)
             now = next
         }
         #expect(d.asleep == nil)

@@ -74,11 +74,11 @@ import KioskTestSupport
         #expect(dropped.from.distance(to: drop) < 1.5)
         // On screen it glides home and settles.
         #expect(after.shownCenter(at: dropped.time).distance(to: dropped.from) < 0.001)
-        let mid = after.shownCenter(at: dropped.time.adding(milliseconds: Bubble.returnMS / 2))
+        let mid = after.shownCenter(at: (dropped.time + Bubble.returnTime / 2))
         #expect(mid.distance(to: b.center) > 1 && mid.distance(to: dropped.from) > 1)
-        #expect(after.shownCenter(at: dropped.time.adding(milliseconds: Bubble.returnMS)) == b.center)
-        #expect(after.lift(at: dropped.time) == 1 && after.lift(at: dropped.time.adding(milliseconds: Bubble.returnMS)) == 0)
-        #expect(after.isMoving(at: dropped.time) && !after.isMoving(at: dropped.time.adding(milliseconds: Bubble.returnMS)))
+        #expect(after.shownCenter(at: (dropped.time + Bubble.returnTime)) == b.center)
+        #expect(after.lift(at: dropped.time) == 1 && after.lift(at: (dropped.time + Bubble.returnTime)) == 0)
+        #expect(after.isMoving(at: dropped.time) && !after.isMoving(at: (dropped.time + Bubble.returnTime)))
     }
 
     @Test func twoFingersCarryTwoBubblesAtOnce() throws {

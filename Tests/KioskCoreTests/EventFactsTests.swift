@@ -30,7 +30,7 @@ import KioskTestSupport
     }
 
     @Test func anEndingEventStillTellsItsRoundAndTheNextStartsAFreshOne() throws {
-        var s = makeSession { $0.attract.idleTimeoutS = 5 }
+        var s = makeSession { $0.attract.idleTimeout = .seconds(5) }
         var tracker = EventFactsTracker()
         _ = Self.told(&tracker, realTap(&s, s.game.button.center, at: 100), s, at: 160)
         let bubble = try #require(s.game.round?.bubbles.first)

@@ -73,7 +73,7 @@ import KioskTestSupport
         #expect(mqtt.endpoint == MQTTBroker(host: "broker.example", port: 8883, tls: true))
         #expect(mqtt.caFile == "/etc/bubble-kiosk/ca.pem" && mqtt.username == "kiosk" && mqtt.nodeID == "hall-1")
         #expect(mqtt.passwordFile == "/run/credentials/bubble-kiosk.service/mqtt-password")
-        #expect(mqtt.topicPrefix == "museum/hall-1" && mqtt.discoveryPrefix == "" && mqtt.keepaliveS == 15)
+        #expect(mqtt.topicPrefix == "museum/hall-1" && mqtt.discoveryPrefix == "" && mqtt.keepalive == .seconds(15))
         #expect(Settings().mqtt.endpoint == nil, "off by default")
         #expect(Settings().mqtt.discoveryPrefix == "homeassistant")
     }

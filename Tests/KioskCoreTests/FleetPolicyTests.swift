@@ -135,8 +135,8 @@ import Testing
     }
 
     @Test func theReconnectSpreadKey() {
-        #expect(Settings().mqtt.reconnectSpreadS == 10)
-        #expect(loadConfig("[mqtt]\nreconnect_spread_s = 120\n").settings.mqtt.reconnectSpreadS == 120)
+        #expect(Settings().mqtt.reconnectSpread == .seconds(10))
+        #expect(loadConfig("[mqtt]\nreconnect_spread_s = 120\n").settings.mqtt.reconnectSpread == .seconds(120))
         #expect(loadConfig("[mqtt]\nreconnect_spread_s = -1\n").diagnostics.count == 1)
     }
 }

@@ -176,7 +176,7 @@ func carry(_ round: inout Round, from: Vector2, to: Vector2, at ms: Double = 0, 
         }
         #expect(round.isOver && round.remaining == 0 && round.popped == 10)
         #expect(round.score == expected + 50)
-        #expect(round.clockSeconds(at: TimeStamp(milliseconds: 5000)) == 0.1)
+        #expect(round.clock(at: TimeStamp(milliseconds: 5000)) == .seconds(0.1))
         // Nothing changes after the end.
         #expect(round.handle(tap(Vector2(1, 1))).isEmpty)
     }
@@ -197,21 +197,21 @@ func carry(_ round: inout Round, from: Vector2, to: Vector2, at ms: Double = 0, 
 @Suite struct TimedModeTests {
     @Test func spawnsUntilTheCountdownEnds() {
         var settings = Settings()
-        settings.timed.durationS = 10
+        settings.timed.duration = .seconds(10)
         settings.timed.startBubbles = 3
-        settings.timed.spawnIntervalMS = 1000
+        settings.timed.spawnInterval = .milliseconds(1000)
         settings.timed.maxBubbles = 6
         var round = makeRound(settings: settings, mode: .timed)
         #expect(round.bubbles.count == 3)
         #expect(round.nextDeadline == TimeStamp(milliseconds: 1000))
         let events = round.advance(to: TimeStamp(milliseconds: 2500))
         #expect(events == [.spawned(bubble: 3), .spawned(bubble: 4)])
-        #expect(round.clockSeconds(at: TimeStamp(milliseconds: 2500)) == 7.5)
+        #expect(round.clock(at: TimeStamp(milliseconds: 2500)) == .seconds(7.5))
         // Capped at maxBubbles live bubbles.
         _ = round.advance(to: TimeStamp(milliseconds: 9000))
         #expect(round.remaining == 6)
         #expect(round.advance(to: TimeStamp(milliseconds: 10000)).last == .roundOver(score: 0))
-        #expect(round.isOver && round.clockSeconds(at: TimeStamp(milliseconds: 20000)) == 0)
+        #expect(round.isOver && round.clock(at: TimeStamp(milliseconds: 20000)) == .seconds(0))
     }
 }
 

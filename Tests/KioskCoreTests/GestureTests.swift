@@ -31,7 +31,7 @@ import Testing
 
     @Test func tapMaxShorterThanLongPressLeavesAGapWithNeither() throws {
         var settings = GestureSettings()
-        settings.tapMaxMS = 200
+        settings.tapMax = .milliseconds(200)
         var s = EvemuScript()
         s.stroke([(500, 500)], start: 0, stepMS: 300)
         #expect(try s.gestures(settings).isEmpty)
@@ -251,7 +251,7 @@ import Testing
 
 @Suite struct VelocityTrackerTests {
     @Test func leastSquaresIgnoresJitterOfTheLastTwoPoints() {
-        var v = VelocityTracker(windowMS: 100)
+        var v = VelocityTracker(window: .milliseconds(100))
         // 1000 px/s along x with ±2 px jitter; the last step alone would read 1400 px/s.
         let xs: [Double] = [0, 12, 18, 32, 38, 52, 58, 72, 78, 92, 98, 112]
         for (i, x) in xs.enumerated() { v.add(Vector2(x, 0), at: TimeStamp(milliseconds: Double(i) * 10)) }
@@ -261,7 +261,7 @@ import Testing
     }
 
     @Test func stoppedFingerHasNoVelocity() {
-        var v = VelocityTracker(windowMS: 100)
+        var v = VelocityTracker(window: .milliseconds(100))
         v.add(Vector2(0, 0), at: TimeStamp(milliseconds: 0))
         v.add(Vector2(50, 0), at: TimeStamp(milliseconds: 10))
         #expect(v.velocity(at: TimeStamp(milliseconds: 100)) == .zero)
@@ -356,7 +356,7 @@ import Testing
 
     @Test func bounceOffRestoresTwoTaps() throws {
         var settings = GestureSettings()
-        settings.bounceMS = 0
+        settings.bounce = .milliseconds(0)
         let g = try Self.bouncedPress().gestures(settings)
         #expect(g.kinds == [.tap, .tap])
         #expect(g.map(\.count) == [1, 2])
@@ -381,7 +381,7 @@ import Testing
 
     @Test func reTouchAfterTheBounceTimeIsANewTap() throws {
         var settings = GestureSettings()
-        settings.bounceMS = 10
+        settings.bounce = .milliseconds(10)
         #expect(try Self.bouncedPress().gestures(settings).map(\.count) == [1, 2])
     }
 
@@ -430,7 +430,7 @@ import Testing
 
     @Test func withoutBounceMergingTheSwipeFallsApart() throws {
         var settings = GestureSettings()
-        settings.bounceMS = 0
+        settings.bounce = .milliseconds(0)
         let kinds = try Self.bouncedSwipe().gestures(settings).kinds
         #expect(kinds.filter { $0 == .dragStart }.count == 2, "\(kinds)")
     }

@@ -68,7 +68,7 @@ import KioskTestSupport
             #expect(ConfigSchema.standard.key("hooks", event.rawValue) != nil, "\(event)")
             #expect(defaults.command(for: event).isEmpty)
         }
-        #expect(defaults.timeoutS == 10 && defaults.maxRunning == 4 && defaults.perEventPerMinute == 60)
+        #expect(defaults.timeout == .seconds(10) && defaults.maxRunning == 4 && defaults.perEventPerMinute == 60)
     }
 
     @Test func commandLinesLoadAndReadBack() {
@@ -81,7 +81,7 @@ import KioskTestSupport
         #expect(!r.hasErrors, "\(r.diagnostics)")
         #expect(r.settings.hooks.pop == #"/usr/local/bin/kiosk-led pulse "two words""#)
         #expect(r.settings.hooks.command(for: .roundOver) == "logger -t kiosk 'round over'")
-        #expect(r.settings.hooks.timeoutS == 2.5)
+        #expect(r.settings.hooks.timeout == .seconds(2.5))
         #expect(loadConfig(ConfigSchema.standard.render(r.settings)).settings == r.settings)
     }
 
@@ -134,15 +134,15 @@ import KioskTestSupport
         var l = HookLimiter(maxRunning: 100, perMinute: 3)
         let t0 = TimeStamp(microseconds: 1_000_000)
         var decisions: [HookLimiter.Decision] = []
-        for i in 0..<5 { decisions.append(l.admit(.pop, at: t0.adding(milliseconds: Double(i) * 100), running: 0).decision) }
+        for i in 0..<5 { decisions.append(l.admit(.pop, at: (t0 + .milliseconds(Double(i) * 100)), running: 0).decision) }
         #expect(decisions == [.run, .run, .run, .rateLimited, .rateLimited])
         #expect(l.rateLimitedCount(.pop) == 2)
         // Another event has its own budget.
         #expect(l.admit(.roundOver, at: t0, running: 0).decision == .run)
         // A minute after the first run, one slot is free again.
-        #expect(l.admit(.pop, at: t0.adding(milliseconds: 60_050), running: 0).decision == .run)
-        #expect(l.admit(.pop, at: t0.adding(milliseconds: 60_060), running: 0).decision == .rateLimited)
-        #expect(l.admit(.pop, at: t0.adding(milliseconds: 60_250), running: 0).decision == .run)
+        #expect(l.admit(.pop, at: (t0 + .milliseconds(60_050)), running: 0).decision == .run)
+        #expect(l.admit(.pop, at: (t0 + .milliseconds(60_060)), running: 0).decision == .rateLimited)
+        #expect(l.admit(.pop, at: (t0 + .milliseconds(60_250)), running: 0).decision == .run)
     }
 
     @Test func busyDropsDoNotUseTheRate() {

@@ -55,22 +55,22 @@ private func recordingError(_ text: String) -> RecordingError? {
 
     @Test func addingSaturatesAtTheEnds() {
         let late = TimeStamp(microseconds: .max - 10)
-        #expect(late.adding(milliseconds: 1).microseconds == .max)
-        #expect(late.adding(milliseconds: .infinity).microseconds == .max)
+        #expect((late + .milliseconds(1)).microseconds == .max)
+        #expect((late + .seconds(Int64.max)).microseconds == .max)
         #expect(late.adding(microseconds: 5).microseconds == .max - 5)
         #expect(late.adding(microseconds: 11).microseconds == .max)
         let early = TimeStamp(microseconds: .min + 10)
-        #expect(early.adding(milliseconds: -1).microseconds == .min)
+        #expect((early + .milliseconds(-1)).microseconds == .min)
         #expect(early.adding(microseconds: -.max).microseconds == .min)
-        #expect(TimeStamp.zero.adding(milliseconds: .nan) == .zero)
-        #expect(TimeStamp(microseconds: 1000).adding(milliseconds: 2.5).microseconds == 3500)
+        #expect((TimeStamp.zero + .seconds(Int64.min)).microseconds == .min)
+        #expect((TimeStamp(microseconds: 1000) + .milliseconds(2.5)).microseconds == 3500)
     }
 
     @Test func millisecondsSinceCannotOverflow() {
         let a = TimeStamp(microseconds: .max), b = TimeStamp(microseconds: .min)
-        #expect(a.milliseconds(since: b) > 1.8e16)
-        #expect(b.milliseconds(since: a) < -1.8e16)
-        #expect(TimeStamp(microseconds: 3500).milliseconds(since: TimeStamp(microseconds: 1000)) == 2.5)
+        #expect((a - b).inMilliseconds > 1.8e16)
+        #expect((b - a).inMilliseconds < -1.8e16)
+        #expect((TimeStamp(microseconds: 3500) - TimeStamp(microseconds: 1000)).inMilliseconds == 2.5)
     }
 
     @Test func secondsAndMicrosecondsSaturate() {
@@ -140,7 +140,7 @@ private func recordingError(_ text: String) -> RecordingError? {
     @Test func everyNumericKeyRefusesExtremes() {
         for key in ConfigSchema.standard.keys {
             switch key.kind {
-            case .int, .double, .optionalDouble, .choice, .numbers: break
+            case .int, .double, .optionalDouble, .duration, .choice, .numbers: break
             case .bool, .keyword, .path, .text, .commandLine, .schedule, .refused: continue
             }
             for value in ["1e308", "-1e308", "nan", "inf", "-inf", "99999999999999999999", "9223372036854775807",

@@ -9,7 +9,7 @@ import Testing
     static func round(bubbles: Int = 0, configure: (inout Settings) -> Void = { _ in }) -> Round {
         var settings = Settings()
         settings.joystick.startBubbles = bubbles
-        settings.joystick.spawnIntervalMS = 60000
+        settings.joystick.spawnInterval = .milliseconds(60000)
         settings.joystick.driftMMPerS = 0
         settings.game.swipeShare = 0
         settings.game.maxTaps = 1
@@ -182,9 +182,9 @@ import Testing
     }
 
     @Test func theRoundEndsWhenTheCountdownRunsOut() {
-        var r = Self.round(bubbles: 2) { $0.joystick.durationS = 10 }
+        var r = Self.round(bubbles: 2) { $0.joystick.duration = .seconds(10) }
         #expect(r.nextDeadline == TimeStamp(milliseconds: 1000.0 / 60))
-        #expect(r.clockSeconds(at: TimeStamp(milliseconds: 4000)) == 6)
+        #expect(r.clock(at: TimeStamp(milliseconds: 4000)) == .seconds(6))
         #expect(r.advance(to: TimeStamp(milliseconds: 9990)).allSatisfy { if case .roundOver = $0 { false } else { true } })
         #expect(!r.isOver)
         let events = r.advance(to: TimeStamp(milliseconds: 10500))
@@ -286,7 +286,7 @@ import Testing
     }
 
     @Test func playAgainKeepsTheModeJustPlayed() {
-        var g = Self.game { $0.modes.timed = true; $0.modes.joystick = true; $0.joystick.durationS = 5 }
+        var g = Self.game { $0.modes.timed = true; $0.modes.joystick = true; $0.joystick.duration = .seconds(5) }
         _ = Self.tap(&g, g.button(for: .joystick)!.center, at: 100)
         _ = g.advance(to: TimeStamp(milliseconds: 5200))
         #expect(g.screen == .roundOver)
@@ -329,7 +329,7 @@ import Testing
         var settings = Settings.classicOnly
         settings.modes.classic = false
         settings.modes.joystick = true
-        settings.joystick.durationS = 12
+        settings.joystick.duration = .seconds(12)
         let field = PlayField(size: PixelSize(width: 1280, height: 800), pxPerMM: 4, game: settings.game)
         var s = KioskSession(game: KioskGame(field: field, settings: settings, seed: 3, at: .zero))
         _ = s.startDemo(at: .zero)

@@ -44,7 +44,7 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
     }
 
     @Test func walkingAwayMidRoundReturnsToStart() {
-        var s = makeSession { $0.attract.idleTimeoutS = 30; $0.attract.demo = false }
+        var s = makeSession { $0.attract.idleTimeout = .seconds(30); $0.attract.demo = false }
         _ = realTap(&s, s.game.button.center, at: 0)
         // Idle time counts from the last real touch: the tap's lift at 60 ms.
         #expect(s.nextDeadline == TimeStamp(milliseconds: 30_060))
@@ -56,7 +56,7 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
     }
 
     @Test func touchesKeepTheRoundAlive() {
-        var s = makeSession { $0.attract.idleTimeoutS = 30 }
+        var s = makeSession { $0.attract.idleTimeout = .seconds(30) }
         _ = realTap(&s, s.game.button.center, at: 0)
         _ = realTap(&s, Vector2(3, 3), at: 25_000)
         #expect(s.advance(to: TimeStamp(milliseconds: 40_000)).isEmpty)
@@ -64,7 +64,7 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
     }
 
     @Test func roundOverScreenTimesOut() {
-        var s = makeSession { $0.attract.roundOverS = 5; $0.attract.demo = false }
+        var s = makeSession { $0.attract.roundOver = .seconds(5); $0.attract.demo = false }
         _ = realTap(&s, s.game.button.center, at: 0)
         var t = 1000.0
         for b in s.game.round!.bubbles {
@@ -99,9 +99,9 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
         #expect(s.game.screen == .roundOver)
         #expect(s.game.round?.isOver == true && s.game.round?.remaining == 0)
         let over = s.game.screenSince
-        _ = s.advance(to: over.adding(milliseconds: 4999))
+        _ = s.advance(to: (over + .milliseconds(4999)))
         #expect(s.game.screen == .roundOver)
-        _ = s.advance(to: over.adding(milliseconds: 5000))
+        _ = s.advance(to: (over + .milliseconds(5000)))
         #expect(s.game.screen == .start)
     }
 }
@@ -119,7 +119,7 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
     }
 
     @Test func idleStartScreenPlaysADemoThatPopsEverything() {
-        var s = makeSession { $0.attract.demoAfterS = 5 }
+        var s = makeSession { $0.attract.demoAfter = .seconds(5) }
         #expect(s.nextDeadline == TimeStamp(milliseconds: 5000))
         let events = run(&s, from: 0, to: 5000)
         #expect(events == [.roundStarted(demo: true)])
@@ -142,7 +142,7 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
     }
 
     @Test func aRealTouchTakesOverAtOnce() {
-        var s = makeSession { $0.attract.demoAfterS = 1 }
+        var s = makeSession { $0.attract.demoAfter = .seconds(1) }
         _ = run(&s, from: 0, to: 2500)
         #expect(s.game.isDemo)
         let demoRound = s.game.round!.bubbles
@@ -169,7 +169,7 @@ func realTap(_ s: inout KioskSession, _ p: Vector2, at ms: Double, id: Int = 1) 
 
 @Suite struct RoundSeedTests {
     @Test func firstRealRoundIsTheOneStatePrints() {
-        var s = makeSession { $0.attract.demoAfterS = 1 }
+        var s = makeSession { $0.attract.demoAfter = .seconds(1) }
         // A demo first must not change which round the first visitor gets.
         _ = s.advance(to: TimeStamp(milliseconds: 1000))
         #expect(s.game.isDemo)

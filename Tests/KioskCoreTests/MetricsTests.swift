@@ -202,7 +202,7 @@ import KioskTestSupport
 @Suite struct MetricsConfigTests {
     @Test func offByDefaultAndAutoIsOff() {
         #expect(Settings().metrics.textfile == nil)
-        #expect(Settings().metrics.intervalS == 5)
+        #expect(Settings().metrics.interval == .seconds(5))
         #expect(loadConfig("[metrics]\ntextfile = auto\n", file: "m.conf").settings.metrics.textfile == nil)
     }
 
@@ -210,7 +210,7 @@ import KioskTestSupport
         let r = loadConfig("[metrics]\ntextfile = /var/lib/prometheus/node-exporter/bubble-kiosk.prom\ninterval_s = 2.5\n", file: "m.conf")
         #expect(r.diagnostics.isEmpty)
         #expect(r.settings.metrics.textfile == "/var/lib/prometheus/node-exporter/bubble-kiosk.prom")
-        #expect(r.settings.metrics.intervalS == 2.5)
+        #expect(r.settings.metrics.interval == .seconds(2.5))
     }
 
     @Test func badValuesAreNamedWithFileAndLine() {

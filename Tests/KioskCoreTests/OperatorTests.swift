@@ -56,7 +56,7 @@ struct OperatorPipeline {
         for event in recording.events {
             for frame in decoder.feed(event) { deliver(frame) }
         }
-        advance(to: (recording.events.last?.time ?? .zero).adding(milliseconds: extraMS))
+        advance(to: ((recording.events.last?.time ?? .zero) + .milliseconds(extraMS)))
     }
 }
 
@@ -180,7 +180,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
         var slow = detector()
         #expect(presses(&slow, [.topLeft, .topRight, .bottomRight, .bottomLeft], gapMS: 800).isEmpty,
                 "3 * 3000 + 2000 ms is past reset_within_s")
-        var roomy = detector { $0.resetWithinS = 12 }
+        var roomy = detector { $0.resetWithin = .seconds(12) }
         #expect(presses(&roomy, [.topLeft, .topRight, .bottomRight, .bottomLeft], gapMS: 800).map(\.action) == [.reset])
         var off = detector { $0.resetGesture = "off" }
         #expect(presses(&off, [.topLeft, .topRight, .bottomRight, .bottomLeft]).isEmpty)
@@ -266,7 +266,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
         try p.play(fixture: "operator-five-finger-hold.evemu")
         #expect(p.gestures.map(\.kind) == [.fiveFingerHold])
         // The fifth finger went down at 600 ms and the hold is 3 s.
-        #expect(p.gestures.first.map { abs($0.time.milliseconds(since: TimeStamp(milliseconds: 3600))) < 20 } == true)
+        #expect(p.gestures.first.map { abs(($0.time - TimeStamp(milliseconds: 3600)).inMilliseconds) < 20 } == true)
         #expect(p.gestures.first?.contacts.count == 5)
         #expect(p.events.isEmpty, "the start screen saw no tap: \(p.events)")
         #expect(p.session.contacts.isEmpty)
@@ -291,7 +291,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
         #expect(p.gestures.map(\.action) == [.reset])
         #expect(p.gestures.first?.kind == .fourCorners && p.gestures.first?.device == 0)
         // The fourth press went down at 7.7 s.
-        #expect(p.gestures.first.map { abs($0.time.milliseconds(since: TimeStamp(milliseconds: 9700))) < 20 } == true)
+        #expect(p.gestures.first.map { abs(($0.time - TimeStamp(milliseconds: 9700)).inMilliseconds) < 20 } == true)
         var off = OperatorPipeline(session: OperatorFixtures.session { $0.operator.resetGesture = "off" })
         try off.play(fixture: "operator-four-corners.evemu")
         #expect(off.gestures.isEmpty)
@@ -326,7 +326,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
     @Test func withoutTheFilterTheDropKeepsTheBubble() throws {
         // The same recording with stuck_after_s = 0: the bubble stays carried until the lift,
         // when the drop puts it back; so the checks above see the filter's work.
-        var p = OperatorPipeline(session: OperatorFixtures.session { $0.input.stuckAfterS = 0 })
+        var p = OperatorPipeline(session: OperatorFixtures.session { $0.input.stuckAfter = .seconds(0) })
         let recording = try EvemuRecording.parse(Fixture.text("stuck-touch-while-playing.evemu"), file: "stuck")
         var decoder = TouchDecoder(device: recording.device, screen: OperatorFixtures.screen)
         for event in recording.events where event.time < TimeStamp(milliseconds: 25_000) {
@@ -340,7 +340,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
 
     @Test func aStuckContactDoesNotKeepTheKioskFromIdling() {
         // A drop of water that trembles (so the panel keeps reporting it) after a round started.
-        var p = OperatorPipeline(session: OperatorFixtures.session { $0.attract.idleTimeoutS = 30 })
+        var p = OperatorPipeline(session: OperatorFixtures.session { $0.attract.idleTimeout = .seconds(30) })
         let button = p.session.game.button.center
         p.deliver(TouchFrame(time: .zero, contacts: [TouchPoint(slot: 0, trackingID: 1, position: button)]))
         p.deliver(TouchFrame(time: TimeStamp(milliseconds: 60), contacts: []))
@@ -355,7 +355,7 @@ private func frame(_ ms: Double, _ points: [(slot: Int, id: Int, x: Double, y: D
         #expect(p.stuck.count == 1)
         // Stuck at 21 s, the game's last touch; idle 30 s later.
         let idle = p.events.first { $0.event == .idleReturn }
-        #expect(idle.map { abs($0.time.milliseconds(since: TimeStamp(milliseconds: 51_000))) < 200 } == true, "\(p.events)")
+        #expect(idle.map { abs(($0.time - TimeStamp(milliseconds: 51_000)).inMilliseconds) < 200 } == true, "\(p.events)")
         #expect(p.session.contacts.isEmpty, "no finger marker for it")
     }
 }

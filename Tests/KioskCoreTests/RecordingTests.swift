@@ -60,11 +60,11 @@ private let smallHeader = """
         let start = TimeStamp(seconds: 1_700_000_000, microseconds: 100_000)
         #expect(r.events.first == InputEvent(time: start, type: 3, code: 0x39, value: 210))
         #expect(r.events[7] == InputEvent(time: start, type: 4, code: 5, value: 0))
-        #expect(r.events.last == InputEvent(time: start.adding(milliseconds: 150), type: 0, code: 0, value: 0))
+        #expect(r.events.last == InputEvent(time: (start + .milliseconds(150)), type: 0, code: 0, value: 0))
         // `-001` is -1: three lifts.
         let lifts = r.events.filter { $0.code == EventCode.ABS_MT_TRACKING_ID && $0.value == -1 }
-        #expect(lifts.map(\.time) == [start.adding(milliseconds: 24), start.adding(milliseconds: 36),
-                                      start.adding(milliseconds: 150)])
+        #expect(lifts.map(\.time) == [(start + .milliseconds(24)), (start + .milliseconds(36)),
+                                      (start + .milliseconds(150))])
     }
 
     @Test func rebasedEventsStartAtTheGivenTime() throws {

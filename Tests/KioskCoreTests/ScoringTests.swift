@@ -45,7 +45,7 @@ import KioskTestSupport
     @Test func quickPopsBuildACombo() {
         var settings = Settings()
         settings.scoring.comboBonus = 5
-        settings.scoring.comboWindowMS = 1000
+        settings.scoring.comboWindow = .milliseconds(1000)
         settings.scoring.comboMaxSteps = 2
         var round = makeRound(seed: 3, settings: settings)
         // Step 0, 1, 2, capped at 2, then a gap longer than the window starts over.
@@ -63,8 +63,8 @@ import KioskTestSupport
 
     @Test func aFastClassicRoundEarnsTheTimeBonus() {
         var settings = Settings()
-        settings.scoring.parTimeS = 30
-        settings.scoring.timeBonusPerS = 10
+        settings.scoring.parTime = .seconds(30)
+        settings.scoring.timeBonusPerSecond = 10
         var round = makeRound(seed: 3, settings: settings)
         let n = round.bubbles.count
         var base = 50
@@ -83,12 +83,12 @@ import KioskTestSupport
     }
 
     @Test func noTimeBonusAfterParOrInTimedRounds() {
-        #expect(Round.timeBonus(seconds: 30, scoring: { var s = ScoringSettings(); s.timeBonusPerS = 10; return s }()) == 0)
-        #expect(Round.timeBonus(seconds: 45, scoring: { var s = ScoringSettings(); s.timeBonusPerS = 10; return s }()) == 0)
-        #expect(Round.timeBonus(seconds: 29.01, scoring: { var s = ScoringSettings(); s.timeBonusPerS = 10; return s }()) == 0)
-        #expect(Round.timeBonus(seconds: 28.99, scoring: { var s = ScoringSettings(); s.timeBonusPerS = 10; return s }()) == 10)
+        #expect(Round.timeBonus(after: .seconds(30), scoring: { var s = ScoringSettings(); s.timeBonusPerSecond = 10; return s }()) == 0)
+        #expect(Round.timeBonus(after: .seconds(45), scoring: { var s = ScoringSettings(); s.timeBonusPerSecond = 10; return s }()) == 0)
+        #expect(Round.timeBonus(after: .seconds(29.01), scoring: { var s = ScoringSettings(); s.timeBonusPerSecond = 10; return s }()) == 0)
+        #expect(Round.timeBonus(after: .seconds(28.99), scoring: { var s = ScoringSettings(); s.timeBonusPerSecond = 10; return s }()) == 10)
         var settings = Settings()
-        settings.scoring.timeBonusPerS = 10
+        settings.scoring.timeBonusPerSecond = 10
         settings.scoring.comboBonus = 5
         var round = makeRound(seed: 3, settings: settings, mode: .timed)
         let first = Self.pop(&round, 0, at: 500)
@@ -117,9 +117,9 @@ import KioskTestSupport
                     + "time_bonus_per_s = 10\nhigh_scores = 5\nboard_rows = 0\n[score]\ntap_bubble = 15\n", file: "s.conf")
         let ok = builder.finish()
         #expect(ok.diagnostics.isEmpty)
-        #expect(ok.settings.scoring.comboWindowMS == 800 && ok.settings.scoring.comboBonus == 5)
-        #expect(ok.settings.scoring.comboMaxSteps == 3 && ok.settings.scoring.parTimeS == 20)
-        #expect(ok.settings.scoring.timeBonusPerS == 10 && ok.settings.scoring.highScores == 5)
+        #expect(ok.settings.scoring.comboWindow == .milliseconds(800) && ok.settings.scoring.comboBonus == 5)
+        #expect(ok.settings.scoring.comboMaxSteps == 3 && ok.settings.scoring.parTime == .seconds(20))
+        #expect(ok.settings.scoring.timeBonusPerSecond == 10 && ok.settings.scoring.highScores == 5)
         #expect(ok.settings.scoring.boardRows == 0 && ok.settings.score.tapBubble == 15)
         var bad = ConfigBuilder()
         bad.add(text: "[scoring]\ncombo_bonus = -1\nhigh_scores = 0\n", file: "b.conf")

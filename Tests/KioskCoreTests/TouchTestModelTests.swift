@@ -23,7 +23,7 @@ import Testing
         // At 2000 ms: points from 1000 ms exclusive to 2000 ms.
         let trail = m.recentTrails(at: TimeStamp(milliseconds: 2000))
         #expect(trail.count == 1)
-        #expect(trail[0].points.map { $0.time.milliseconds(since: .zero) } == (11...20).map { Double($0) * 100 })
+        #expect(trail[0].points.map { ($0.time - .zero).inMilliseconds } == (11...20).map { Double($0) * 100 })
         // Lifted: the trail stays until its last point is a second old, then it is gone.
         m.process(Self.frame(2050, []))
         #expect(m.contacts.isEmpty)

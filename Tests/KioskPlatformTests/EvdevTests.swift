@@ -179,7 +179,7 @@ private enum Devices {
         // A dangling link fails with ENOENT, one of the "not ready yet" errors.
         symlink(dir.path + "/not-yet", dir.path + "/event7")
         var retried: TimeStamp?
-        let giveUp = EventLoop.now().adding(milliseconds: 3000)
+        let giveUp = (EventLoop.now() + .milliseconds(3000))
         let wake = loop.addTimer("input")
         loop.onIteration = { now in
             input.advance(to: now)
@@ -189,7 +189,7 @@ private enum Devices {
         }
         try loop.run()
         let due = try #require(retried, "no retry was scheduled")
-        #expect(due.milliseconds(since: EventLoop.now()) <= 20)
+        #expect((due - EventLoop.now()).inMilliseconds <= 20)
     }
 }
 
@@ -199,7 +199,7 @@ private enum Devices {
     let t0 = TimeStamp(microseconds: 1_000_000)
 
     func ev(_ type: UInt16, _ code: UInt16, _ value: Int32, at ms: Double = 0) -> InputEvent {
-        InputEvent(time: t0.adding(milliseconds: ms), type: type, code: code, value: value)
+        InputEvent(time: (t0 + .milliseconds(ms)), type: type, code: code, value: value)
     }
 
     /// A protocol B state: a finger in slot 1 (tracking id 7 at 100,200), slot 1 current.
@@ -208,7 +208,7 @@ private enum Devices {
             1: [EventCode.ABS_MT_TRACKING_ID: 7, EventCode.ABS_MT_POSITION_X: 100, EventCode.ABS_MT_POSITION_Y: 200],
         ]
         return EvdevDevice.stateEvents(
-            info: Devices.protocolB, slots: 10, currentSlot: 1, at: t0.adding(milliseconds: ms),
+            info: Devices.protocolB, slots: 10, currentSlot: 1, at: (t0 + .milliseconds(ms)),
             slotValue: { slot, code in slots[slot]?[code] ?? (code == EventCode.ABS_MT_TRACKING_ID ? -1 : 0) },
             value: { type, code in type == EventCode.EV_KEY && code == EventCode.BTN_TOUCH ? 1 : 0 })
     }

@@ -14,15 +14,15 @@ import Testing
         var a: EventLoop.TimerID!
         a = loop.addTimer("a") { now in
             fired.append("a")
-            if fired.count < 3 { loop.arm(a, at: now.adding(milliseconds: 100)) }
+            if fired.count < 3 { loop.arm(a, at: (now + .milliseconds(100))) }
         }
-        loop.arm(b, at: t0.adding(milliseconds: 150))
-        loop.arm(a, at: t0.adding(milliseconds: 50))
+        loop.arm(b, at: (t0 + .milliseconds(150)))
+        loop.arm(a, at: (t0 + .milliseconds(50)))
         #expect(loop.armedTimers.map(\.name) == ["a", "b"])
-        loop.run(until: t0.adding(milliseconds: 1000), advancing: clock)
+        loop.run(until: (t0 + .milliseconds(1000)), advancing: clock)
         #expect(fired == ["a", "b", "a"])
         #expect(loop.armedTimers.isEmpty)
-        #expect(clock.now == t0.adding(milliseconds: 1000))
+        #expect(clock.now == (t0 + .milliseconds(1000)))
     }
 
     /// A repeating timer woken late fires once and keeps its rhythm instead of catching up.
@@ -32,13 +32,13 @@ import Testing
         var at: [Double] = []
         let t0 = clock.now
         loop.addRepeatingTimer("tick", every: .milliseconds(100), from: t0 + .milliseconds(100)) { now in
-            at.append(now.milliseconds(since: t0))
+            at.append((now - t0).inMilliseconds)
         }
-        loop.run(until: t0.adding(milliseconds: 350), advancing: clock)
+        loop.run(until: (t0 + .milliseconds(350)), advancing: clock)
         #expect(at == [100, 200, 300])
         // Asleep for a while (the machine was busy): one call, then on the next period.
-        clock.advance(milliseconds: 1000)
-        loop.run(until: t0.adding(milliseconds: 1500), advancing: clock)
+        clock.advance(by: .seconds(1))
+        loop.run(until: (t0 + .milliseconds(1500)), advancing: clock)
         #expect(at == [100, 200, 300, 1350, 1450])
     }
 
@@ -49,7 +49,7 @@ import Testing
         var got: [Int32] = []
         loop.onSignal = { got.append($0); loop.stop() }
         let giveUp = loop.addTimer("give up") { _ in loop.stop() }
-        loop.arm(giveUp, at: loop.now.adding(milliseconds: 2000))
+        loop.arm(giveUp, at: (loop.now + .milliseconds(2000)))
         raise(SIGUSR2)
         try loop.run()
         #expect(got == [SIGUSR2])
@@ -61,10 +61,10 @@ import Testing
         let start = EventLoop.now()
         var firedAt: TimeStamp?
         let t = loop.addTimer("t") { now in firedAt = now; loop.stop() }
-        loop.arm(t, at: start.adding(milliseconds: 30))
+        loop.arm(t, at: (start + .milliseconds(30)))
         try loop.run()
         let fired = try #require(firedAt)
-        #expect(fired >= start.adding(milliseconds: 30))
+        #expect(fired >= (start + .milliseconds(30)))
         #expect(loop.wakeups == 1)
     }
 }

@@ -92,7 +92,7 @@ private extension EvemuRecording {
         let loop = try EventLoop()
         input.start(loop: loop, deliver: { frames.append($0) }, lost: { _, _ in })
         #expect(!input.isFinished)
-        input.advance(to: EventLoop.now().adding(milliseconds: 10_000))
+        input.advance(to: (EventLoop.now() + .milliseconds(10_000)))
         #expect(input.isFinished)
         #expect(input.nextDeadline == nil)
         #expect(frames.contains { !$0.contacts.isEmpty })

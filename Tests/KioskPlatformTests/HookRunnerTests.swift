@@ -64,7 +64,7 @@ import KioskTestSupport
                 }
             }
             let end = loop.addTimer("end") { [unowned self] _ in loop.stop() }
-            loop.arm(end, at: loop.now.adding(milliseconds: seconds * 1000))
+            loop.arm(end, at: (loop.now + .milliseconds(seconds * 1000)))
             try loop.run()
             loop.arm(check, at: nil)
             loop.arm(end, at: nil)
@@ -165,18 +165,18 @@ import KioskTestSupport
         var settings = HookSettings()
         settings.idle = "\(h.dir)/hang \(h.dir)"
         settings.pop = "\(h.dir)/sleeper \(h.dir)"
-        settings.timeoutS = 0.4
+        settings.timeout = .seconds(0.4)
         h.start(settings)
         h.runner.killGrace = .milliseconds(300)
         let before = EventLoop.now()
         h.runner.fire(.idle)
         h.runner.fire(.pop)
-        #expect(EventLoop.now().milliseconds(since: before) < 500, "fire does not wait for the hook")
+        #expect((EventLoop.now() - before).inMilliseconds < 500, "fire does not wait for the hook")
         #expect(try h.run(seconds: 2) { h.exists("grandchild") && h.exists("pid") && h.exists("sleeper") })
         let ticksBefore = h.ticks
         let started = EventLoop.now()
         #expect(try h.run(seconds: 10) { h.runner.running == 0 })
-        let took = EventLoop.now().milliseconds(since: started)
+        let took = (EventLoop.now() - started).inMilliseconds
         #expect(took < 3000, "\(took) ms")
         // The loop went on: about one tick every 10 ms while the hooks hung.
         // (A loaded machine wakes late; a repeating timer then fires once, not in a burst.)
@@ -303,7 +303,7 @@ import KioskTestSupport
         var settings = HookSettings()
         settings.pop = "sh -c 'exit 7'"
         settings.idle = "sleep 300"
-        settings.timeoutS = 0.3
+        settings.timeout = .seconds(0.3)
         h.start(settings)
         h.runner.usesPidfds = false
         h.runner.fire(.pop)
@@ -356,7 +356,7 @@ import KioskTestSupport
         var settings = HookSettings()
         settings.idle = "\(h.dir)/stubborn \(h.dir)"
         settings.pop = "\(h.dir)/polite \(h.dir)"
-        settings.timeoutS = 60
+        settings.timeout = .seconds(60)
         h.start(settings)
         h.runner.fire(.idle)
         h.runner.fire(.pop)
@@ -364,7 +364,7 @@ import KioskTestSupport
         #expect(try h.run(seconds: 5) { ["grandchild", "pid", "polite.pid"].allSatisfy { (h.read($0) ?? "").hasSuffix("\n") } })
         let started = EventLoop.now()
         h.runner.stop()
-        let took = EventLoop.now().milliseconds(since: started)
+        let took = (EventLoop.now() - started).inMilliseconds
         #expect(took < (h.runner.exitGrace + h.runner.exitKillWait).inMilliseconds + 300, "\(took) ms")
         #expect(h.runner.running == 0)
         for name in ["grandchild", "pid", "polite.pid"] {

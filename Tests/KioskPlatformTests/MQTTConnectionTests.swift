@@ -31,7 +31,7 @@ import Testing
     }
 
     static func endpoint(port: Int, id: String, subscriptions: [String] = [], will: String = "test/will") -> MQTTEndpoint {
-        MQTTEndpoint(host: "127.0.0.1", port: port, clientID: id, keepaliveS: 5,
+        MQTTEndpoint(host: "127.0.0.1", port: port, clientID: id, keepalive: .seconds(5),
                      will: MQTTMessage(topic: will, payload: Array("gone".utf8), retain: false),
                      subscriptions: subscriptions)
     }
@@ -53,7 +53,7 @@ import Testing
             }
         }
         let end = loop.addTimer("end") { _ in loop.stop() }
-        loop.arm(end, at: loop.now.adding(milliseconds: seconds * 1000))
+        loop.arm(end, at: (loop.now + .milliseconds(seconds * 1000)))
         try loop.run()
         loop.arm(check, at: nil)
         loop.arm(end, at: nil)
@@ -130,7 +130,7 @@ import Testing
         let before = EventLoop.now()
         kiosk.connection.stop(farewell: Self.message("test/bye", "offline"))
         // The worker sleeps out its backoff: stop wakes it at once.
-        #expect(EventLoop.now().milliseconds(since: before) < 500)
+        #expect((EventLoop.now() - before).inMilliseconds < 500)
     }
 
     @Test func aRefusingBrokerSaysWhyAndIsRetried() throws {
@@ -251,7 +251,7 @@ import Testing
         #expect(kiosk!.notices.isEmpty, "the connect was expected to hang: \(kiosk!.notices)")
         let before = EventLoop.now()
         kiosk!.connection.stop(farewell: Self.message("test/bye", "offline"))
-        let took = EventLoop.now().milliseconds(since: before)
+        let took = (EventLoop.now() - before).inMilliseconds
         #expect(took < 3000, "stop took \(took) ms")
         // Closing the listener refuses the connect's next SYN: the worker left behind ends then
         // and frees the client itself.

@@ -32,7 +32,7 @@ import KioskTestSupport
     }
 
     static func waitFor(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let end = EventLoop.now().adding(milliseconds: seconds * 1000)
+        let end = (EventLoop.now() + .milliseconds(seconds * 1000))
         while EventLoop.now() < end {
             if condition() { return true }
             usleep(2000)
@@ -135,7 +135,7 @@ import KioskTestSupport
         let start = EventLoop.now()
         #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "no_such_device_here", log: .discard) }
         #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "hw:7,0", log: .discard) }
-        #expect(EventLoop.now().milliseconds(since: start) < 2000)
+        #expect((EventLoop.now() - start).inMilliseconds < 2000)
     }
 
 

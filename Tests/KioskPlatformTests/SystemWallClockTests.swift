@@ -20,10 +20,10 @@ import Testing
         for minute in [0, 1, 7 * 60, 22 * 60 + 30, 1439, 1440] {
             let at = clock.next(minute: minute, after: now)
             #expect(at > now)
-            #expect(at.milliseconds(since: now) <= 25 * 3_600_000, "minute \(minute)")
+            #expect((at - now).inMilliseconds <= 25 * 3_600_000, "minute \(minute)")
             // Outside a daylight-saving gap the clock shows that minute then (the real-time to
             // monotonic offset is read anew each call: a microsecond either way is a second off).
-            let shown = clock.secondsSinceMidnight(at: at.adding(milliseconds: 500))
+            let shown = clock.secondsSinceMidnight(at: (at + .milliseconds(500)))
             #expect(shown == (minute % 1440) * 60, "minute \(minute): \(shown)")
         }
     }

@@ -31,7 +31,7 @@ import KioskTestSupport
         let up = TouchFrame(time: TimeStamp(milliseconds: ms + 90), contacts: [])
         builder.note(s.process(up), round: s.game.round, at: up.time)
         // The swipe goes out when the bounce time after the lift has passed, as the loop would see.
-        let settled = up.time.adding(milliseconds: s.game.settings.gestures.bounceMS)
+        let settled = (up.time + s.game.settings.gestures.bounce)
         builder.note(s.advance(to: settled), round: s.game.round, at: settled)
     }
 
@@ -72,9 +72,9 @@ import KioskTestSupport
         guard lift else { return t }
         let up = TouchFrame(time: TimeStamp(milliseconds: t + 100), contacts: [])
         builder.note(s.process(up), round: s.game.round, at: up.time)
-        let settled = up.time.adding(milliseconds: s.game.settings.gestures.bounceMS)
+        let settled = (up.time + s.game.settings.gestures.bounce)
         builder.note(s.advance(to: settled), round: s.game.round, at: settled)
-        return settled.milliseconds(since: .zero)
+        return (settled - .zero).inMilliseconds
     }
 
     static func render(_ s: KioskSession, _ builder: inout SceneBuilder, at ms: Double) -> Frame {
@@ -133,7 +133,7 @@ import KioskTestSupport
         var settings = Settings.classicOnly
         settings.attract.demo = false
         settings.scoring.comboBonus = 5
-        settings.scoring.timeBonusPerS = 10
+        settings.scoring.timeBonusPerSecond = 10
         let field = PlayField(size: Self.size, pxPerMM: 2.5, game: settings.game)
         var s = KioskSession(game: KioskGame(field: field, settings: settings, seed: 21, at: .zero))
         var builder = SceneBuilder(field: s.game.field, seed: 21)

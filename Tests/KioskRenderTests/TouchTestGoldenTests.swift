@@ -48,7 +48,7 @@ import Testing
         var heatmap = TouchHeatmap()
         for i in 0..<60 { heatmap.add(Vector2(380 + Double(i % 7) * 6, 240 + Double(i % 5) * 5), in: size) }
         for i in 0..<12 { heatmap.add(Vector2(60 + Double(i) * 55, 60), in: size) }
-        return TouchTestScene.scene(m, heatmap: heatmap, timeoutS: 60, at: TimeStamp(milliseconds: 1300))
+        return TouchTestScene.scene(m, heatmap: heatmap, timeout: .seconds(60), at: TimeStamp(milliseconds: 1300))
     }
 
     @Test func touchTestScreen() {

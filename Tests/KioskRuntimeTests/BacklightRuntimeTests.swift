@@ -29,8 +29,8 @@ import KioskTestSupport
         var s = RuntimeHarness.quietSettings
         s.display.backlight = device?.path ?? "auto"
         s.display.brightness = brightness
-        s.display.dimAfterIdleMin = dimMin
-        s.display.sleepAfterIdleMin = sleepMin
+        s.display.dimAfterIdle = .seconds(dimMin * 60)
+        s.display.sleepAfterIdle = .seconds(sleepMin * 60)
         return s
     }
 

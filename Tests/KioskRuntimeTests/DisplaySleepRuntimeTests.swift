@@ -10,7 +10,7 @@ import Testing
     static func settings(schedule: String = "", idleMin: Double = 0, demo: Bool = false) -> Settings {
         var s = Settings.classicOnly
         s.attract.demo = demo
-        s.display.sleepAfterIdleMin = idleMin
+        s.display.sleepAfterIdle = .seconds(idleMin * 60)
         if case .success(let parsed) = SleepSchedule.parse(schedule) { s.display.sleepSchedule = parsed }
         return s
     }
@@ -99,7 +99,7 @@ import Testing
     /// again; the attract demo that began meanwhile is stopped.
     @Test func aWokenScreenSleepsAgainAndTheDemoStops() throws {
         var s = Self.settings(schedule: "22:00-07:00", demo: true)
-        s.attract.demoAfterS = 15
+        s.attract.demoAfter = .seconds(15)
         let (h, display) = try harness(s, showing: 23, 0)
         try h.run(ms: 100)
         #expect(h.runtime.isAsleep)

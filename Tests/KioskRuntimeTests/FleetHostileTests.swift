@@ -245,7 +245,7 @@ import Testing
     }
 
     @Test func theEndpointCarriesTheLimitsAndTheSpread() throws {
-        let k = try FleetHostileTests(settings: { $0.mqtt.reconnectSpreadS = 60 })
+        let k = try FleetHostileTests(settings: { $0.mqtt.reconnectSpread = .seconds(60) })
         let endpoint = try #require(k.link.endpoint)
         #expect(endpoint.maximumIncomingPayload == FleetCommand.maximumPayloadBytes)
         #expect(endpoint.reconnectSpread == .seconds(60))

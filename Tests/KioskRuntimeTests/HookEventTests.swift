@@ -26,7 +26,7 @@ import KioskTestSupport
 
     @Test func aPersonsRoundRunsStartPopAndIdleHooks() throws {
         var settings = RuntimeHarness.quietSettings
-        settings.attract.idleTimeoutS = 5
+        settings.attract.idleTimeout = .seconds(5)
         let h = try RuntimeHarness(settings: settings)
         let r = Recorder(h.runtime)
         try h.run(ms: 50)
@@ -58,7 +58,7 @@ import KioskTestSupport
     @Test func theDemoRunsNoHooks() throws {
         var settings = RuntimeHarness.quietSettings
         settings.attract.demo = true
-        settings.attract.demoAfterS = 1
+        settings.attract.demoAfter = .seconds(1)
         let h = try RuntimeHarness(settings: settings)
         var popsInDemo = 0
         h.runtime.observe { e, _ in if case .game(.popped) = e { popsInDemo += 1 } }
@@ -71,7 +71,7 @@ import KioskTestSupport
     @Test func aLostDisplayRunsItsHookOncePerLoss() throws {
         var settings = RuntimeHarness.quietSettings
         settings.attract.demo = true
-        settings.attract.demoAfterS = 1
+        settings.attract.demoAfter = .seconds(1)
         var made: LosableDisplay?
         let h = try RuntimeHarness(settings: settings, display: { clock in
             made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)

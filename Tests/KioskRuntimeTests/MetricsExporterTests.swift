@@ -11,7 +11,7 @@ import KioskTestSupport
     static func settings(textfile: String?, intervalS: Double = 1) -> Settings {
         var s = RuntimeHarness.quietSettings
         s.metrics.textfile = textfile
-        s.metrics.intervalS = intervalS
+        s.metrics.interval = .seconds(intervalS)
         return s
     }
 
@@ -131,7 +131,7 @@ import KioskTestSupport
         h.advance(ms: 10)
         #expect(FileSystem.exists(dir + "/b.prom"))
         let deadline = try #require(h.loop.armedTimers.first { $0.name == "metrics" }?.deadline)
-        #expect(deadline.milliseconds(since: h.now) > 2900)
+        #expect((deadline - h.now).inMilliseconds > 2900)
         h.config = ConfigResult(settings: Self.settings(textfile: nil))
         h.runtime.reload()
         #expect(h.logLines.last == "metrics off")

@@ -15,7 +15,7 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         var settings = RuntimeHarness.quietSettings
         settings.metrics.textfile = fifo
-        settings.metrics.intervalS = 1
+        settings.metrics.interval = .seconds(1)
         let h = try RuntimeHarness(settings: settings)
         let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
         h.runtime.attach(exporter)

@@ -22,10 +22,10 @@ import Testing
         let down = h.now
         h.input.push(TouchFrame(time: down, contacts: [contact(2, 40, 320, 200)]))
         // A still finger sends nothing: the operator timer declares it on time.
-        #expect(h.loop.armedTimers.contains { $0.name == "operator" && $0.deadline == down.adding(milliseconds: 20_000) })
+        #expect(h.loop.armedTimers.contains { $0.name == "operator" && $0.deadline == (down + .milliseconds(20_000)) })
         h.advance(ms: 25_000)
         #expect(told.count == 1)
-        #expect(told.first?.1 == down.adding(milliseconds: 20_000))
+        #expect(told.first?.1 == (down + .milliseconds(20_000)))
         #expect(told.first?.0.contact == ContactRef(device: 0, slot: 2, trackingID: 40))
         let lines = h.logLines.filter { $0.contains("stuck touch") }
         #expect(lines == ["input: stuck touch on device 0 (injected) slot 2 at (80.0, 50.0) mm (320, 200) px, still for 20 s; ignored until it lifts"],
@@ -61,7 +61,7 @@ import Testing
         #expect(h.runtime.exitStatus == .operatorReset)
         #expect(gestures.map(\.action) == [.reset] && gestures.first?.kind == .fourCorners)
         // The loop stopped when the fourth hold was complete, not at the end of the 2.2 s advance.
-        #expect(h.now == start.adding(milliseconds: 3 * 2500 + 2000), "\(h.now)")
+        #expect(h.now == (start + .milliseconds(3 * 2500 + 2000)), "\(h.now)")
         let lines = h.logLines.filter { $0.hasPrefix("operator reset:") }
         #expect(lines.count == 1, "\(h.logLines)")
         let line = lines.first ?? ""

@@ -47,10 +47,10 @@ final class RuntimeHarness {
     var now: TimeStamp { clock.now }
 
     /// Starts the runtime and runs it for `ms` of virtual time.
-    func run(ms: Double) throws { try kiosk.run(ms: ms) }
+    func run(ms: Double) throws { try kiosk.run(for: .milliseconds(ms)) }
 
     /// Runs on for `ms` without starting again.
-    func advance(ms: Double) { kiosk.advance(ms: ms) }
+    func advance(ms: Double) { kiosk.advance(by: .milliseconds(ms)) }
 
     /// A tap at `p` (down, then up 50 ms later), each frame handled as it arrives.
     func tap(_ p: Vector2, slot: Int = 0, id: Int = 1) { kiosk.tap(p, slot: slot, id: id) }

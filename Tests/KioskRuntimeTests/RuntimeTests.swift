@@ -28,7 +28,7 @@ import Testing
         }
         let times = Array(display.presentTimes.dropFirst(before))
         #expect(times.count >= 58 && times.count <= 64, "\(times.count) frames in a second of dragging")
-        let gaps = zip(times.dropFirst(), times).map { $0.0.milliseconds(since: $0.1) }
+        let gaps = zip(times.dropFirst(), times).map { ($0.0 - $0.1).inMilliseconds }
         #expect(gaps.allSatisfy { $0 >= 1000.0 / 60 - 1 }, "\(gaps)")
     }
 
@@ -227,7 +227,7 @@ import Testing
     @Test func lostMasterIsReportedOnceRetriedWithBackoffAndRepaintedInFull() throws {
         var settings = RuntimeHarness.quietSettings
         settings.attract.demo = true
-        settings.attract.demoAfterS = 1
+        settings.attract.demoAfter = .seconds(1)
         var made: LosableDisplay?
         let h = try RuntimeHarness(settings: settings, display: { clock in
             made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
@@ -248,7 +248,7 @@ import Testing
         h.advance(ms: 5000)
         let attempts = display.resumeAttempts
         #expect(attempts.count == 4, "\(attempts)")
-        let gaps = zip(attempts.dropFirst(), attempts).map { $0.0.milliseconds(since: $0.1) }
+        let gaps = zip(attempts.dropFirst(), attempts).map { ($0.0 - $0.1).inMilliseconds }
         #expect(gaps == [500, 1000, 2000], "\(gaps)")
         #expect(h.logLines.contains { $0.hasPrefix("display losable is back after ") }, "\(h.logLines)")
         // The first frame after the return repaints the whole screen.
@@ -262,7 +262,7 @@ import Testing
     @Test func vtSwitchStopsDrawingAndComesBackInFull() throws {
         let console = FakeConsole()
         var settings = RuntimeHarness.quietSettings
-        settings.attract.idleTimeoutS = 5
+        settings.attract.idleTimeout = .seconds(5)
         var made: LosableDisplay?
         let h = try RuntimeHarness(settings: settings, display: { clock in
             made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
@@ -355,7 +355,7 @@ extension RuntimeDisplayLossTests {
         try h.run(ms: 60_000)
         let pings = notifier.messages.filter { $0.text == "WATCHDOG=1" }
         #expect(pings.count == 12, "\(pings.count)")
-        let gaps = zip(pings.dropFirst(), pings).map { $0.0.at.milliseconds(since: $0.1.at) }
+        let gaps = zip(pings.dropFirst(), pings).map { ($0.0.at - $0.1.at).inMilliseconds }
         #expect(gaps.allSatisfy { $0 == 5000 }, "\(gaps)")
         #expect(h.runtime.frames == 1, "feeding the watchdog draws nothing")
     }
@@ -365,7 +365,7 @@ extension RuntimeDisplayLossTests {
         var made: LosableDisplay?
         var settings = RuntimeHarness.quietSettings
         settings.attract.demo = true
-        settings.attract.demoAfterS = 1
+        settings.attract.demoAfter = .seconds(1)
         let h = try RuntimeHarness(settings: settings, display: { clock in
             made = LosableDisplay(size: PixelSize(width: 320, height: 200), clock: clock)
             return made!

@@ -58,8 +58,8 @@ import KioskTestSupport
     @Test func playedRoundsReachTheStoreAndTheScreens() throws {
         let dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
         var settings = RuntimeHarness.quietSettings
-        settings.attract.idleTimeoutS = 10
-        settings.attract.roundOverS = 2
+        settings.attract.idleTimeout = .seconds(10)
+        settings.attract.roundOver = .seconds(2)
         let h = try RuntimeHarness(settings: settings)
         let fixedClock: @Sendable () -> Int64 = { 1_764_000_000_000 }
         let keeper = ScoreKeeper(directory: dir, wallClock: fixedClock)
@@ -104,7 +104,7 @@ import KioskTestSupport
     @Test func demoRoundsAndTheRoundInPlayAtExitAreKept() throws {
         let dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
         var settings = Settings.classicOnly
-        settings.attract.demoAfterS = 1
+        settings.attract.demoAfter = .seconds(1)
         let h = try RuntimeHarness(settings: settings)
         let keeper = ScoreKeeper(directory: dir)
         h.runtime.attach(keeper)

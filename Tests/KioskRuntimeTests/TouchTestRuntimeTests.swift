@@ -81,7 +81,7 @@ import Testing
     /// the wait. The loop sleeps meanwhile: the timer wakes it.
     @Test func closesAfterTheTimeoutWithoutATouch() throws {
         var settings = RuntimeHarness.quietSettings
-        settings.operator.touchTestTimeoutS = 30
+        settings.operator.touchTestTimeout = .seconds(30)
         let h = try RuntimeHarness(settings: settings)
         try h.run(ms: 100)
         h.runtime.openTouchTest(at: h.now)
@@ -126,13 +126,13 @@ import Testing
         h.runtime.openTouchTest(at: h.now)
         let before = try #require(h.runtime.touchTestModel?.thresholds)
         var settings = h.config.settings
-        settings.gestures.longPressMS = 900
+        settings.gestures.longPress = .milliseconds(900)
         settings.gestures.tapSlopMM = 6
         settings.input.calibration = [-1, 0, 1, 0, 1, 0]  // mirrored left to right
         h.config = ConfigResult(settings: settings)
         h.runtime.reload()
         let after = try #require(h.runtime.touchTestModel?.thresholds)
-        #expect(after.longPressMS == 900 && before.longPressMS == 500)
+        #expect(after.longPress == .milliseconds(900) && before.longPress == .milliseconds(500))
         #expect(after.tapSlop == 2 * before.tapSlop)
         let transform = try #require(h.runtime.touchTestModel?.transform)
         #expect(transform.apply(TouchFrame(time: h.now, contacts: [TouchPoint(slot: 0, trackingID: 1, position: Vector2(100, 50))]))

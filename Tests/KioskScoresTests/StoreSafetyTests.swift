@@ -233,7 +233,7 @@ private func walDatabase(_ path: String, rounds: Int, score: Int64) throws -> SQ
         for i in 0..<3 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3)) }
         let clock = ContinuousClock()
         let started = clock.now
-        writer.stop(limitMS: 1000)
+        writer.stop(limit: .seconds(1))
         let elapsed = clock.now - started
         let logs = logLines(writer.results.take())
         #expect(logs.contains("scores: 3 rounds not saved: the database stayed locked by another process at exit"), "\(logs)")

@@ -25,6 +25,8 @@ public struct ConfigKey: Sendable {
         switch kind {
         case .int(_, let r): return "a whole number from \(r.lowerBound) to \(r.upperBound)"
         case .double(_, let r): return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound))"
+        case .duration(_, _, let r, let whole):
+            return "a \(whole ? "whole " : "")number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound))"
         case .optionalDouble(_, let r):
             return "a number from \(formatConfigNumber(r.lowerBound)) to \(formatConfigNumber(r.upperBound)) or 'auto'"
         case .bool: return "true or false"
@@ -51,6 +53,10 @@ public struct ConfigKey: Sendable {
         case .double(let path, let range):
             guard let value = parseConfigDouble(text), range.contains(value) else { return rejected }
             settings[keyPath: path] = value
+        case .duration(let path, let unit, let range, let whole):
+            let parsed = whole ? parseConfigInt(text).map(Double.init) : parseConfigDouble(text)
+            guard let value = parsed, range.contains(value) else { return rejected }
+            settings[keyPath: path] = unit.duration(value)
         case .optionalDouble(let path, let range):
             if text == "auto" {
                 settings[keyPath: path] = nil
@@ -114,6 +120,7 @@ public struct ConfigKey: Sendable {
         switch kind {
         case .int(let path, _): return String(settings[keyPath: path])
         case .double(let path, _): return formatConfigNumber(settings[keyPath: path])
+        case .duration(let path, let unit, _, _): return formatConfigNumber(unit.value(settings[keyPath: path]))
         case .optionalDouble(let path, _): return settings[keyPath: path].map(formatConfigNumber) ?? "auto"
         case .bool(let path): return settings[keyPath: path] ? "true" : "false"
         case .choice(let path, _): return String(settings[keyPath: path])
@@ -132,6 +139,7 @@ public struct ConfigKey: Sendable {
         switch kind {
         case .int(let path, _): return Double(settings[keyPath: path])
         case .double(let path, _): return settings[keyPath: path]
+        case .duration(let path, let unit, _, _): return unit.value(settings[keyPath: path])
         case .optionalDouble(let path, _): return settings[keyPath: path]
         case .choice(let path, _): return Double(settings[keyPath: path])
         case .bool, .keyword, .numbers, .path, .text, .commandLine, .schedule, .refused: return nil
@@ -149,6 +157,7 @@ public struct ConfigKey: Sendable {
         switch kind {
         case .int(let path, _): target[keyPath: path] = source[keyPath: path]
         case .double(let path, _): target[keyPath: path] = source[keyPath: path]
+        case .duration(let path, _, _, _): target[keyPath: path] = source[keyPath: path]
         case .optionalDouble(let path, _): target[keyPath: path] = source[keyPath: path]
         case .bool(let path): target[keyPath: path] = source[keyPath: path]
         case .choice(let path, _): target[keyPath: path] = source[keyPath: path]

@@ -5,6 +5,9 @@ public enum ConfigKind: Sendable {
     case int(WritableKeyPath<Settings, Int> & Sendable, ClosedRange<Int>)
     /// A decimal number (`3`, `3.5`) within the range.
     case double(WritableKeyPath<Settings, Double> & Sendable, ClosedRange<Double>)
+    /// A span of time written as a number of `unit`s (`tap_max_ms = 500`, `duration_s = 60`)
+    /// within the range, a whole number when `whole`; the setting holds a `Duration`.
+    case duration(WritableKeyPath<Settings, Duration> & Sendable, TimeUnit, ClosedRange<Double>, whole: Bool = false)
     /// A decimal number within the range, or `auto` for nil (decided at run time).
     case optionalDouble(WritableKeyPath<Settings, Double?> & Sendable, ClosedRange<Double>)
     /// `true`/`false` (also `yes`/`no`, `on`/`off`, `1`/`0`).
@@ -32,4 +35,27 @@ public enum ConfigKind: Sendable {
     case refused(because: String)
     /// Ranges of local time, `22:00-07:00,12:00-13:00` (`SleepSchedule`); empty for none.
     case schedule(WritableKeyPath<Settings, SleepSchedule> & Sendable)
+}
+
+/// The unit a config key writes a span of time in: the key's suffix (`_ms`, `_s`, `_min`).
+public enum TimeUnit: Sendable {
+    case milliseconds, seconds, minutes
+
+    /// `value` of this unit as a span (config values are range-checked, so no overflow).
+    public func duration(_ value: Double) -> Duration {
+        switch self {
+        case .milliseconds: .milliseconds(value)
+        case .seconds: .seconds(value)
+        case .minutes: .seconds(value * 60)
+        }
+    }
+
+    /// `span` counted in this unit.
+    public func value(_ span: Duration) -> Double {
+        switch self {
+        case .milliseconds: span.inMilliseconds
+        case .seconds: span.inSeconds
+        case .minutes: span.inSeconds / 60
+        }
+    }
 }

@@ -4,9 +4,9 @@ public struct GestureSettings: Equatable, Sendable {
     /// A contact that moves further than this from where it went down is no tap.
     public var tapSlopMM = 3.0
     /// A contact held longer than this is no tap.
-    public var tapMaxMS = 500.0
+    public var tapMax = Duration.milliseconds(500)
     /// Held this long without leaving the tap slop: a long press.
-    public var longPressMS = 500.0
+    public var longPress = Duration.milliseconds(500)
     /// Moving this far from the down position starts a drag.
     public var dragStartMM = 3.0
     /// A drag ending at least this far from where it started can be a swipe...
@@ -14,14 +14,14 @@ public struct GestureSettings: Equatable, Sendable {
     /// ...if the finger still moves at least this fast when it lifts.
     public var swipeMinVelocityMMPerS = 20.0
     /// Window of samples for the velocity estimate.
-    public var velocityWindowMS = 100.0
+    public var velocityWindow = Duration.milliseconds(100)
     /// A tap that starts within this time after the previous tap's end continues its count...
-    public var multiTapIntervalMS = 300.0
+    public var multiTapInterval = Duration.milliseconds(300)
     /// ...if it lands within this distance of it.
     public var multiTapSlopMM = 16.0
     /// A re-touch this soon after a lift, where the finger lifted, is contact bounce: the same
     /// press goes on (0 turns merging off).
-    public var bounceMS = 25.0
+    public var bounce = Duration.milliseconds(25)
 
     public init() {}
 }
@@ -68,9 +68,9 @@ public struct GameSettings: Equatable, Sendable {
 
 /// The timed mode: bubbles keep coming until the countdown ends.
 public struct TimedSettings: Equatable, Sendable {
-    public var durationS = 60.0
+    public var duration = Duration.seconds(60)
     public var startBubbles = 5
-    public var spawnIntervalMS = 1500.0
+    public var spawnInterval = Duration.milliseconds(1500)
     public var maxBubbles = 12
 
     public init() {}
@@ -79,9 +79,9 @@ public struct TimedSettings: Equatable, Sendable {
 /// The joystick mode: steer a catcher with an on-screen joystick to collect drifting bubbles
 /// before the countdown ends.
 public struct JoystickSettings: Equatable, Sendable {
-    public var durationS = 45.0
+    public var duration = Duration.seconds(45)
     public var startBubbles = 6
-    public var spawnIntervalMS = 1500.0
+    public var spawnInterval = Duration.milliseconds(1500)
     public var maxBubbles = 10
     /// The catcher's speed with the knob at the base's edge; slower in proportion nearer the centre.
     public var maxSpeedMMPerS = 120.0
@@ -145,7 +145,7 @@ public struct DisplaySettings: Equatable, Sendable {
     public var rotation = 0
     /// Minutes the start screen stays untouched, with the attract demo off, before the display
     /// sleeps; 0: never.
-    public var sleepAfterIdleMin = 0.0
+    public var sleepAfterIdle = Duration.zero
     /// Ranges of local time when the display sleeps (`DisplaySleepPolicy`).
     public var sleepSchedule = SleepSchedule.none
     /// Which connected screens show the game: `first`, `all`, or names (`OutputSelection`).
@@ -157,7 +157,7 @@ public struct DisplaySettings: Equatable, Sendable {
     /// Backlight level in percent of its maximum; nil: as the panel was found.
     public var brightness: Double? = nil
     /// Minutes without a touch before the backlight dims; 0: never.
-    public var dimAfterIdleMin = 0.0
+    public var dimAfterIdle = Duration.zero
     /// Dimmed level in percent of the maximum.
     public var dimBrightness = 20.0
 
@@ -167,13 +167,13 @@ public struct DisplaySettings: Equatable, Sendable {
 /// The unattended kiosk: idle return, round-over screen, and the attract demo.
 public struct AttractSettings: Equatable, Sendable {
     /// Nobody touched the screen this long mid-round: back to the start screen.
-    public var idleTimeoutS = 45.0
+    public var idleTimeout = Duration.seconds(45)
     /// How long the round-over screen stays before the start screen returns.
-    public var roundOverS = 10.0
+    public var roundOver = Duration.seconds(10)
     /// Play a demo round with ghost fingers when the start screen has been idle.
     public var demo = true
     /// Start screen idle this long before the demo begins.
-    public var demoAfterS = 15.0
+    public var demoAfter = Duration.seconds(15)
     /// Real rounds use the timed mode instead of the classic one.
     public var timedMode = false
 
@@ -187,9 +187,8 @@ public struct InputSettings: Equatable, Sendable {
     /// libinput-style calibration matrix `a b c d e f` on normalized coordinates.
     public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
     /// A contact still this long is stuck (water, a sticker) and dropped until it lifts; 0 is off.
-    public var stuckAfterS = 20.0
     /// `stuckAfterS` as a span; the config table keeps the key in seconds.
-    public var stuckAfter: Duration { .seconds(stuckAfterS) }
+    public var stuckAfter = Duration.seconds(20)
     /// ..."still" meaning within this distance of where it came to rest.
     public var stuckRadiusMM = 4.0
 
@@ -202,9 +201,8 @@ public struct OperatorSettings: Equatable, Sendable {
     /// is set, else in the working directory.
     public var screenshotPath: String? = nil
     /// The touch-test screen closes after this many seconds without a touch.
-    public var touchTestTimeoutS = 60.0
     /// `touchTestTimeoutS` as a span; the config table keeps the key in seconds.
-    public var touchTestTimeout: Duration { .seconds(touchTestTimeoutS) }
+    public var touchTestTimeout = Duration.seconds(60)
     /// Which gesture opens the touch-test screen (`TouchTestGestureSetting`'s names).
     public var touchTestGesture = TouchTestGestureSetting.fiveFingerHold.rawValue
     /// Which gesture asks for the operator reset (`ResetGestureSetting`'s names).
@@ -212,13 +210,11 @@ public struct OperatorSettings: Equatable, Sendable {
     /// Side of the corner squares the corner gestures use.
     public var cornerMM = 25.0
     /// A press in a corner counts once held this long.
-    public var cornerHoldS = 2.0
     /// `cornerHoldS` as a span; the config table keeps the key in seconds.
-    public var cornerHold: Duration { .seconds(cornerHoldS) }
+    public var cornerHold = Duration.seconds(2)
     /// The four corner presses of the reset all within this time.
-    public var resetWithinS = 10.0
     /// `resetWithinS` as a span; the config table keeps the key in seconds.
-    public var resetWithin: Duration { .seconds(resetWithinS) }
+    public var resetWithin = Duration.seconds(10)
 
     public var touchTest: TouchTestGestureSetting { TouchTestGestureSetting(rawValue: touchTestGesture) ?? .fiveFingerHold }
     public var reset: ResetGestureSetting { ResetGestureSetting(rawValue: resetGesture) ?? .fourCorners }
@@ -231,9 +227,8 @@ public struct MetricsSettings: Equatable, Sendable {
     /// Where the metrics go (a `*.prom` file in node_exporter's textfile folder); nil: off.
     public var textfile: String? = nil
     /// Seconds between rewrites of the file.
-    public var intervalS = 5.0
     /// `intervalS` as a span; the config table keeps the key in seconds.
-    public var interval: Duration { .seconds(intervalS) }
+    public var interval = Duration.seconds(5)
 
     public init() {}
 }
@@ -251,9 +246,8 @@ public struct HookSettings: Equatable, Sendable {
     public var displayLost = ""
     public var touchscreenLost = ""
     /// A run still going after this long has its process group sent SIGTERM, then SIGKILL.
-    public var timeoutS = 10.0
     /// `timeoutS` as a span; the config table keeps the key in seconds.
-    public var timeout: Duration { .seconds(timeoutS) }
+    public var timeout = Duration.seconds(10)
     /// Hooks running at once; more are dropped.
     public var maxRunning = 4
     /// Runs of one event in any minute; more are dropped.
@@ -280,15 +274,15 @@ public struct HookSettings: Equatable, Sendable {
 /// Bonuses on top of `[score]` and the high-score table (`[scoring]`).
 public struct ScoringSettings: Equatable, Sendable {
     /// A pop this soon after the previous one continues a combo.
-    public var comboWindowMS = 1500.0
+    public var comboWindow = Duration.milliseconds(1500)
     /// Extra points per combo step on each pop of a combo; 0 turns combos off.
     public var comboBonus = 0
     /// The combo's step stops growing here.
     public var comboMaxSteps = 5
     /// A classic round cleared faster than this earns the time bonus...
-    public var parTimeS = 30.0
+    public var parTime = Duration.seconds(30)
     /// ...of this many points per whole second under par; 0 turns it off.
-    public var timeBonusPerS = 0
+    public var timeBonusPerSecond = 0
     /// Ranks in the high-score table (per mode).
     public var highScores = 10
     /// Top scores the start screen lists for today and for all time.
@@ -350,10 +344,10 @@ public struct MQTTSettings: Equatable, Sendable {
     public var topicPrefix = ""
     /// Empty turns Home Assistant discovery off.
     public var discoveryPrefix = FleetNames.defaultDiscoveryPrefix
-    public var keepaliveS = 30
+    public var keepalive = Duration.seconds(30)
     /// After losing a connection that had lasted, the first try comes at a random time from 0 to
     /// this many seconds, so a fleet does not come back all at once (`ReconnectBackoff.spread`).
-    public var reconnectSpreadS = 10.0
+    public var reconnectSpread = Duration.seconds(10)
 
     public init() {}
 

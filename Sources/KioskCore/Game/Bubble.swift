@@ -47,8 +47,8 @@ public struct Bubble: Equatable, Sendable, Identifiable {
     public var lastDrop: Drop?
 
     /// How long a picked-up bubble takes to lift, and a dropped one to settle back home.
-    public static let liftMS = 120.0
-    public static let returnMS = 220.0
+    public static let liftTime = Duration.milliseconds(120)
+    public static let returnTime = Duration.milliseconds(220)
 
     public init(id: Int, kind: BubbleKind, center: Vector2, diameter: Double, colorIndex: Int,
                 spawnedAt: TimeStamp = .zero) {
@@ -69,7 +69,7 @@ public struct Bubble: Equatable, Sendable, Identifiable {
     public func shownCenter(at time: TimeStamp) -> Vector2 {
         if let c = carry { return c.position }
         if let d = lastDrop {
-            let p = time.milliseconds(since: d.time) / Self.returnMS
+            let p = (time - d.time) / Self.returnTime
             if p < 1 { return d.from + (center - d.from) * Self.easeOut(max(p, 0)) }
         }
         return center
@@ -79,10 +79,10 @@ public struct Bubble: Equatable, Sendable, Identifiable {
     /// while it settles after a drop.
     public func lift(at time: TimeStamp) -> Double {
         if let c = carry {
-            return Self.easeOut(min(max(time.milliseconds(since: c.since) / Self.liftMS, 0), 1))
+            return Self.easeOut(min(max((time - c.since) / Self.liftTime, 0), 1))
         }
         if let d = lastDrop {
-            let p = time.milliseconds(since: d.time) / Self.returnMS
+            let p = (time - d.time) / Self.returnTime
             if p < 1 { return 1 - Self.easeOut(max(p, 0)) }
         }
         return 0
@@ -90,8 +90,8 @@ public struct Bubble: Equatable, Sendable, Identifiable {
 
     /// True while the lift or the way home still changes the picture by itself.
     public func isMoving(at time: TimeStamp) -> Bool {
-        if let c = carry { return time.milliseconds(since: c.since) < Self.liftMS }
-        if let d = lastDrop { return time.milliseconds(since: d.time) < Self.returnMS }
+        if let c = carry { return time - c.since < Self.liftTime }
+        if let d = lastDrop { return time - d.time < Self.returnTime }
         return false
     }
 

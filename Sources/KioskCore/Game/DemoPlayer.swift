@@ -6,17 +6,17 @@ public struct DemoPlayer: Sendable {
 
     private struct Stroke {
         var start: TimeStamp
-        var durationMS: Double
+        var duration: Duration
         var from: Vector2
         var to: Vector2
         var trackingID: Int
         /// How long the finger stays at `to` before it lifts (the joystick demo holds the knob).
-        var holdMS = 0.0
+        var hold = Duration.zero
 
-        var end: TimeStamp { start.adding(milliseconds: durationMS + holdMS) }
+        var end: TimeStamp { start + (duration + hold) }
 
         func position(at t: TimeStamp) -> Vector2 {
-            let f = max(0, min(1, t.milliseconds(since: start) / max(1, durationMS)))
+            let f = max(0, min(1, (t - start) / max(.milliseconds(1), duration)))
             let eased = 1 - (1 - f) * (1 - f)  // ease-out: a flick slows down
             return from + (to - from) * eased
         }
@@ -26,12 +26,12 @@ public struct DemoPlayer: Sendable {
     private var next = 0
     private var lastFrame: TimeStamp
     /// Frame interval while a ghost finger is down (60 Hz, like a real panel).
-    private let stepMS = 1000.0 / 60
+    private let step = Duration.seconds(1) / 60
 
     /// Plans strokes for every live bubble of `round`, starting shortly after `time`.
     public init(round: Round, at time: TimeStamp) {
         lastFrame = time
-        var t = time.adding(milliseconds: 1200)
+        var t = time + .milliseconds(1200)
         var id = 1
         if let play = round.joystick {
             strokes = Self.steering(play, round: round, from: t)
@@ -42,12 +42,12 @@ public struct DemoPlayer: Sendable {
             for (from, to) in b.poppingStrokes(swipeLength: swipeLength, goal: round.goal) {
                 let isTap = from == to
                 let isDrag = b.kind == .drag  // carried to the basket, not flicked
-                strokes.append(Stroke(start: t, durationMS: isTap ? 90 : isDrag ? 600 : 120, from: from, to: to,
+                strokes.append(Stroke(start: t, duration: .milliseconds(isTap ? 90 : isDrag ? 600 : 120), from: from, to: to,
                                       trackingID: id))
                 id += 1
-                if isTap { t = t.adding(milliseconds: 260) }
+                if isTap { t = t + .milliseconds(260) }
             }
-            t = t.adding(milliseconds: 700)
+            t = t + .milliseconds(700)
         }
     }
 
@@ -55,7 +55,7 @@ public struct DemoPlayer: Sendable {
     /// (where each was when the round began), holds it a while, lets go, until the countdown ends.
     private static func steering(_ play: JoystickPlay, round: Round, from start: TimeStamp) -> [Stroke] {
         var out: [Stroke] = []
-        let end = round.startTime.adding(milliseconds: round.countdownS * 1000)
+        let end = round.startTime + round.countdown
         let base = play.stick.base
         var catcher = play.catcher
         let speed = round.field.px(round.settings.joystick.maxSpeedMMPerS) * 0.8
@@ -68,15 +68,15 @@ public struct DemoPlayer: Sendable {
             let goal = targets[k % targets.count]
             k += 1
             let d = goal - catcher
-            guard d.length > 1 else { t = t.adding(milliseconds: 500); continue }
+            guard d.length > 1 else { t = t + .milliseconds(500); continue }
             let dir = d * (1 / d.length)
             // Knob at 80% out; held as long as the catcher needs to get there.
-            let hold = min(4000, max(300, d.length / speed * 1000))
-            out.append(Stroke(start: t, durationMS: 150, from: base, to: base + dir * (play.stick.radius * 0.8),
-                              trackingID: id, holdMS: hold))
+            let hold = Duration.milliseconds(min(4000, max(300, d.length / speed * 1000)))
+            out.append(Stroke(start: t, duration: .milliseconds(150), from: base, to: base + dir * (play.stick.radius * 0.8),
+                              trackingID: id, hold: hold))
             catcher = goal
             id += 1
-            t = t.adding(milliseconds: 150 + hold + 500)
+            t = t + (.milliseconds(150) + hold + .milliseconds(500))
         }
         return out
     }
@@ -88,7 +88,7 @@ public struct DemoPlayer: Sendable {
         guard next < strokes.count else { return nil }
         let s = strokes[next]
         if lastFrame < s.start { return s.start }
-        return min(s.end, lastFrame.adding(milliseconds: stepMS))
+        return min(s.end, lastFrame + step)
     }
 
     /// Ghost frames due by `time`, in order: one finger at a time, 60 frames a second.

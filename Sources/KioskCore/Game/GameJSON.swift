@@ -76,7 +76,7 @@ public enum GameJSON {
     /// `bubble-kiosk gestures`: one gesture, time relative to `origin`.
     public static func gesture(_ g: Gesture, origin: TimeStamp) -> JSON {
         var pairs: [(String, JSON)] = [
-            ("t_ms", .rounded(g.time.milliseconds(since: origin), 3)),
+            ("t_ms", .rounded((g.time - origin).inMilliseconds, 3)),
             ("slot", .int(g.slot)),
             ("kind", .string(g.kind.rawValue)),
             ("x", .rounded(g.position.x)),

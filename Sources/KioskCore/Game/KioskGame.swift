@@ -191,13 +191,13 @@ public struct KioskGame: Sendable {
         switch screen {
         case .start:
             guard settings.attract.demo else { return nil }
-            return max(screenSince, lastRealTouch).adding(milliseconds: settings.attract.demoAfterS * 1000)
+            return max(screenSince, lastRealTouch) + settings.attract.demoAfter
         case .playing(demo: true):
             return nil
         case .roundOver:
-            return screenSince.adding(milliseconds: settings.attract.roundOverS * 1000)
+            return screenSince + settings.attract.roundOver
         case .playing(demo: false):
-            let idle = lastRealTouch.adding(milliseconds: settings.attract.idleTimeoutS * 1000)
+            let idle = lastRealTouch + settings.attract.idleTimeout
             return [idle, round?.nextDeadline].compactMap { $0 }.min()
         }
     }

@@ -14,13 +14,15 @@ public struct JoystickPlay: Equatable, Sendable {
     var lastTick: TimeStamp
     var nextSpawn: TimeStamp
 
-    /// Simulation step: 60 a second, like the display.
-    static let stepMS = 1000.0 / 60
+    /// Simulation steps a second, like the display's frames.
+    static let stepsPerSecond = 60.0
+    /// One simulation step.
+    static let step = Duration.seconds(1) / 60
 }
 
 extension Round {
-    /// Length of a round with a countdown (timed and joystick), seconds.
-    var countdownS: Double { mode == .joystick ? settings.joystick.durationS : settings.timed.durationS }
+    /// Length of a round with a countdown (timed and joystick).
+    var countdown: Duration { mode == .joystick ? settings.joystick.duration : settings.timed.duration }
 
     /// Sets up the joystick and catcher at the start of a joystick round: the base at the lower
     /// left, the catcher in the middle of the field.
@@ -34,7 +36,7 @@ extension Round {
                            max(bounds.y, min(bounds.maxY, area.maxY - r - field.px(6))))
         var play = JoystickPlay(stick: Joystick(base: base, radius: r, bounds: bounds),
                                 catcher: area.center, catcherRadius: field.px(j.catcherMM) / 2,
-                                lastTick: time, nextSpawn: time.adding(milliseconds: j.spawnIntervalMS))
+                                lastTick: time, nextSpawn: time + j.spawnInterval)
         for b in bubbles { play.drift[b.id] = driftVelocity(of: b.id) }
         joystick = play
     }
@@ -80,13 +82,13 @@ extension Round {
     mutating func advanceJoystick(to time: TimeStamp) -> [GameEvent] {
         guard !isOver, var play = joystick else { return [] }
         var events: [GameEvent] = []
-        let end = startTime.adding(milliseconds: countdownS * 1000)
+        let end = startTime + countdown
         let limit = min(time, end)
-        let dt = JoystickPlay.stepMS / 1000
+        let dt = 1 / JoystickPlay.stepsPerSecond
         let speed = field.px(settings.joystick.maxSpeedMMPerS)
         let area = field.area
-        while play.lastTick.adding(milliseconds: JoystickPlay.stepMS) <= limit {
-            let now = play.lastTick.adding(milliseconds: JoystickPlay.stepMS)
+        while play.lastTick + JoystickPlay.step <= limit {
+            let now = play.lastTick + JoystickPlay.step
             play.lastTick = now
             // The catcher: speed follows the knob's deflection, direction its offset.
             let offset = play.stick.offset
@@ -122,7 +124,7 @@ extension Round {
                     play.drift[id] = driftVelocity(of: id)
                     events.append(.spawned(bubble: id))
                 }
-                play.nextSpawn = play.nextSpawn.adding(milliseconds: max(50, settings.joystick.spawnIntervalMS))
+                play.nextSpawn = play.nextSpawn + max(.milliseconds(50), settings.joystick.spawnInterval)
             }
         }
         joystick = play
@@ -140,7 +142,6 @@ extension Round {
     /// The next simulation step.
     var joystickDeadline: TimeStamp? {
         guard !isOver, let play = joystick else { return nil }
-        return min(play.lastTick.adding(milliseconds: JoystickPlay.stepMS),
-                   startTime.adding(milliseconds: countdownS * 1000))
+        return min(play.lastTick + JoystickPlay.step, startTime + countdown)
     }
 }

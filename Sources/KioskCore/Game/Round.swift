@@ -66,7 +66,7 @@ public struct Round: Sendable {
         self.rng = SeededGenerator(seed: seed)
         self.dragRng = SeededGenerator(seed: seed ^ 0x4452_4147_4745)
         self.startTime = time
-        self.nextSpawn = time.adding(milliseconds: settings.timed.spawnIntervalMS)
+        self.nextSpawn = time + settings.timed.spawnInterval
         let initial = switch mode {
         case .classic: settings.game.bubbles
         case .timed: settings.timed.startBubbles
@@ -92,11 +92,10 @@ public struct Round: Sendable {
     public var popped: Int { bubbles.count { $0.isPopped } }
     public var remaining: Int { bubbles.count { !$0.isPopped } }
 
-    /// Seconds left in a timed or joystick round, or seconds played in a classic one, at `time`.
-    public func clockSeconds(at time: TimeStamp) -> Double {
-        let end = endTime ?? time
-        let played = max(0, end.milliseconds(since: startTime) / 1000)
-        return mode == .classic ? played : max(0, countdownS - played)
+    /// Time left in a timed or joystick round, or time played in a classic one, at `time`.
+    public func clock(at time: TimeStamp) -> Duration {
+        let played = max(.zero, (endTime ?? time) - startTime)
+        return mode == .classic ? played : max(.zero, countdown - played)
     }
 
     /// The live bubble under a point, with the finger margin; the nearest centre wins.
@@ -186,8 +185,7 @@ public struct Round: Sendable {
         }
         if mode == .classic && remaining == 0 {
             score += settings.score.roundBonus
-            timeBonus = Self.timeBonus(seconds: gesture.time.milliseconds(since: startTime) / 1000,
-                                       scoring: settings.scoring)
+            timeBonus = Self.timeBonus(after: gesture.time - startTime, scoring: settings.scoring)
             score += timeBonus
             events.append(finish(at: gesture.time))
         }
@@ -199,12 +197,12 @@ public struct Round: Sendable {
         if mode == .joystick { return advanceJoystick(to: time) }
         guard !isOver, mode == .timed else { return [] }
         var events: [GameEvent] = []
-        let end = startTime.adding(milliseconds: settings.timed.durationS * 1000)
+        let end = startTime + settings.timed.duration
         while nextSpawn <= min(time, end) {
             if remaining < settings.timed.maxBubbles, let id = spawn(at: nextSpawn) {
                 events.append(.spawned(bubble: id))
             }
-            nextSpawn = nextSpawn.adding(milliseconds: max(50, settings.timed.spawnIntervalMS))
+            nextSpawn = nextSpawn + max(.milliseconds(50), settings.timed.spawnInterval)
         }
         if time >= end { events.append(finish(at: end)) }
         return events
@@ -214,7 +212,7 @@ public struct Round: Sendable {
     public var nextDeadline: TimeStamp? {
         if mode == .joystick { return joystickDeadline }
         guard !isOver, mode == .timed else { return nil }
-        return min(nextSpawn, startTime.adding(milliseconds: settings.timed.durationS * 1000))
+        return min(nextSpawn, startTime + settings.timed.duration)
     }
 
     /// A carried bubble let go short of the goal: back where it rests, easing there on screen.
@@ -237,7 +235,7 @@ public struct Round: Sendable {
     mutating func pop(_ i: Int, points base: Int, at time: TimeStamp) -> GameEvent {
         bubbles[i].tapsLeft = 0
         bubbles[i].poppedAt = time
-        if let last = lastPopAt, time.milliseconds(since: last) <= settings.scoring.comboWindowMS {
+        if let last = lastPopAt, time - last <= settings.scoring.comboWindow {
             combo += 1
         } else {
             combo = 0
@@ -255,10 +253,10 @@ public struct Round: Sendable {
         scoring.comboBonus * min(max(step, 0), scoring.comboMaxSteps)
     }
 
-    /// The time bonus of a classic round cleared after `seconds`: whole seconds under par.
-    public static func timeBonus(seconds: Double, scoring: ScoringSettings) -> Int {
-        let under = (scoring.parTimeS - seconds).rounded(.down)
-        return under > 0 ? Int(under) * scoring.timeBonusPerS : 0
+    /// The time bonus of a classic round cleared after `elapsed`: whole seconds under par.
+    public static func timeBonus(after elapsed: Duration, scoring: ScoringSettings) -> Int {
+        let under = (scoring.parTime - elapsed).inSeconds.rounded(.down)
+        return under > 0 ? Int(under) * scoring.timeBonusPerSecond : 0
     }
 
     private mutating func miss(at point: Vector2) -> GameEvent {

@@ -47,16 +47,16 @@ public struct Gesture: Equatable, Sendable {
 /// Gesture thresholds converted to pixels for one screen.
 public struct GestureThresholds: Equatable, Sendable {
     public var tapSlop: Double
-    public var tapMaxMS: Double
-    public var longPressMS: Double
+    public var tapMax: Duration
+    public var longPress: Duration
     public var dragStart: Double
     public var swipeMinDistance: Double
     public var swipeMinVelocity: Double
-    public var velocityWindowMS: Double
-    public var multiTapIntervalMS: Double
+    public var velocityWindow: Duration
+    public var multiTapInterval: Duration
     public var multiTapSlop: Double
-    /// A re-touch sooner than this after a lift, nearby, continues the press (0: never).
-    public var bounceMS: Double
+    /// A re-touch sooner than this after a lift, nearby, continues the press (zero: never).
+    public var bounce: Duration
     /// A contact this close to the screen's border is at the edge (see `edgeMarginMM`).
     public var edgeMargin: Double
 
@@ -68,15 +68,15 @@ public struct GestureThresholds: Equatable, Sendable {
     /// a 7-inch and a 32-inch screen.
     public init(_ s: GestureSettings, pxPerMM: Double) {
         tapSlop = s.tapSlopMM * pxPerMM
-        tapMaxMS = s.tapMaxMS
-        longPressMS = s.longPressMS
+        tapMax = s.tapMax
+        longPress = s.longPress
         dragStart = s.dragStartMM * pxPerMM
         swipeMinDistance = s.swipeMinDistanceMM * pxPerMM
         swipeMinVelocity = s.swipeMinVelocityMMPerS * pxPerMM
-        velocityWindowMS = s.velocityWindowMS
-        multiTapIntervalMS = s.multiTapIntervalMS
+        velocityWindow = s.velocityWindow
+        multiTapInterval = s.multiTapInterval
         multiTapSlop = s.multiTapSlopMM * pxPerMM
-        bounceMS = s.bounceMS
+        bounce = s.bounce
         edgeMargin = Self.edgeMarginMM * pxPerMM
     }
 }

@@ -6,8 +6,8 @@
 /// for a double tap.
 ///
 /// Contact bounce (a panel losing a pressed finger for a few milliseconds) is merged: a re-touch
-/// less than `bounceMS` after a lift, where the finger lifted, continues that press. So the end
-/// of a drag (and its swipe) goes out `bounceMS` after the lift, when it is sure; a tap still goes
+/// less than `bounce` after a lift, where the finger lifted, continues that press. So the end
+/// of a drag (and its swipe) goes out `bounce` after the lift, when it is sure; a tap still goes
 /// out at its first lift, and the bounced rest of that press gives no second tap.
 public struct GestureRecognizer: Sendable {
     /// Thresholds in pixels for this screen; a reload may change them between frames.
@@ -77,7 +77,7 @@ public struct GestureRecognizer: Sendable {
     /// runs out, so they need no wake-up.
     public var nextDeadline: TimeStamp? {
         let longPresses = contacts.values.filter { $0.phase == .possible }
-            .map { $0.downTime.adding(milliseconds: thresholds.longPressMS) }
+            .map { $0.downTime + thresholds.longPress }
         let dragEnds = lifted.filter { $0.contact.phase == .dragging }.map(\.due)
         return (longPresses + dragEnds).min()
     }
@@ -97,7 +97,7 @@ public struct GestureRecognizer: Sendable {
     private mutating func fire(upTo time: TimeStamp, longPresses: Bool, _ emit: (Gesture) -> Void) {
         var due: [(time: TimeStamp, key: SlotKey, lift: Lifted?)] = []
         for (key, c) in contacts where longPresses && c.phase == .possible {
-            let at = c.downTime.adding(milliseconds: thresholds.longPressMS)
+            let at = c.downTime + thresholds.longPress
             if time >= at { due.append((at, key, nil)) }
         }
         for l in lifted where time >= l.due { due.append((l.due, l.key, l)) }
@@ -134,7 +134,7 @@ public struct GestureRecognizer: Sendable {
                     move(key, to: point.position, at: frame.time, emit)
                     continue
                 }
-                var v = VelocityTracker(windowMS: thresholds.velocityWindowMS)
+                var v = VelocityTracker(window: thresholds.velocityWindow)
                 v.add(point.position, at: frame.time)
                 let edge = isAtEdge(point.position) ? Pinned(position: point.position, since: frame.time) : nil
                 contacts[key] = Contact(trackingID: point.trackingID, downTime: frame.time,
@@ -214,8 +214,8 @@ public struct GestureRecognizer: Sendable {
     private mutating func lift(_ key: SlotKey, at time: TimeStamp, _ emit: (Gesture) -> Void) {
         guard var c = contacts.removeValue(forKey: key), c.phase != .ignored else { return }
         if c.phase == .possible {
-            let held = time.milliseconds(since: c.downTime)
-            if held <= thresholds.tapMaxMS, c.downPosition.distance(to: c.position) <= thresholds.tapSlop {
+            let held = time - c.downTime
+            if held <= thresholds.tapMax, c.downPosition.distance(to: c.position) <= thresholds.tapSlop {
                 if let first = c.tapTime {
                     // The rest of a press that bounced: its tap is out; the count runs from here.
                     if let i = recentTaps.firstIndex(where: { $0.device == key.device && $0.time == first }) {
@@ -231,9 +231,9 @@ public struct GestureRecognizer: Sendable {
         }
         // Velocity as of the moment the finger reached the border, if it is held there.
         let velocity = c.phase == .dragging ? c.velocity.velocity(at: c.pinned?.since ?? time) : .zero
-        let l = Lifted(key: key, contact: c, time: time, due: time.adding(milliseconds: thresholds.bounceMS),
+        let l = Lifted(key: key, contact: c, time: time, due: time + thresholds.bounce,
                        velocity: velocity)
-        if thresholds.bounceMS > 0 {
+        if thresholds.bounce > .zero {
             lifted.append(l)
         } else {
             finish(l, at: time, emit)
@@ -253,7 +253,7 @@ public struct GestureRecognizer: Sendable {
     }
 
     /// The lifted contact of this device that a new touch at `position` continues, if it is a
-    /// bounce: it lifted less than `bounceMS` ago (`advance` has already finished the older
+    /// bounce: it lifted less than `bounce` ago (`advance` has already finished the older
     /// ones) and the touch lands within the tap slop of where the finger lifted, or of where a
     /// moving finger would be by now.
     private mutating func takeBounce(_ key: SlotKey, at position: Vector2, time: TimeStamp) -> Contact? {
@@ -279,7 +279,7 @@ public struct GestureRecognizer: Sendable {
     /// Running tap count: continues a recent tap that ended shortly before this one went down,
     /// nearby; several fingers tapping in different places count separately.
     private mutating func consecutiveCount(device: Int, down: TimeStamp, at position: Vector2, up: TimeStamp) -> Int {
-        recentTaps.removeAll { down.milliseconds(since: $0.time) > thresholds.multiTapIntervalMS }
+        recentTaps.removeAll { down - $0.time > thresholds.multiTapInterval }
         var count = 1
         if let i = recentTaps.firstIndex(where: {
             $0.device == device && $0.position.distance(to: position) <= thresholds.multiTapSlop

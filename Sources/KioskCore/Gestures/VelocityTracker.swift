@@ -5,18 +5,18 @@
 /// absurd speeds.
 public struct VelocityTracker: Sendable {
     private var samples: [(time: TimeStamp, position: Vector2)] = []
-    private let windowMS: Double
+    private let window: Duration
     /// A finger that sent no move for this long before lifting had stopped (Flutter uses 40 ms).
-    private let stoppedAfterMS = 40.0
+    private let stoppedAfter = Duration.milliseconds(40)
 
-    public init(windowMS: Double) {
-        self.windowMS = windowMS
+    public init(window: Duration) {
+        self.window = window
     }
 
     public mutating func add(_ position: Vector2, at time: TimeStamp) {
         samples.append((time, position))
         // Keep memory bounded: drop what falls out of the window.
-        let cutoff = time.adding(milliseconds: -windowMS)
+        let cutoff = time - window
         if let firstKept = samples.firstIndex(where: { $0.time >= cutoff }), firstKept > 0 {
             samples.removeFirst(firstKept)
         }
@@ -24,8 +24,8 @@ public struct VelocityTracker: Sendable {
 
     /// Velocity in px/s as of `now` (usually the lift time).
     public func velocity(at now: TimeStamp) -> Vector2 {
-        guard let last = samples.last, now.milliseconds(since: last.time) <= stoppedAfterMS else { return .zero }
-        let cutoff = now.adding(milliseconds: -windowMS)
+        guard let last = samples.last, now - last.time <= stoppedAfter else { return .zero }
+        let cutoff = now - window
         let recent = samples.filter { $0.time >= cutoff }
         guard recent.count >= 2 else { return .zero }
         // Fit position = a + v * t with t in seconds relative to the newest sample.

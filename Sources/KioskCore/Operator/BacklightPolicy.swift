@@ -27,19 +27,19 @@ public struct BacklightPolicy: Equatable, Sendable {
 
     /// Percent of the device's maximum while in use; nil: as the panel was found.
     public var brightness: Double?
-    /// Minutes without activity before dimming; 0: never.
-    public var dimAfterIdleMin: Double
+    /// Time without activity before dimming; zero: never.
+    public var dimAfterIdle: Duration
     /// Percent of the maximum when dimmed (never above the level in use).
     public var dimBrightness: Double
 
-    public init(brightness: Double?, dimAfterIdleMin: Double, dimBrightness: Double) {
+    public init(brightness: Double?, dimAfterIdle: Duration, dimBrightness: Double) {
         self.brightness = brightness
-        self.dimAfterIdleMin = dimAfterIdleMin
+        self.dimAfterIdle = dimAfterIdle
         self.dimBrightness = dimBrightness
     }
 
     public init(_ settings: DisplaySettings) {
-        self.init(brightness: settings.brightness, dimAfterIdleMin: settings.dimAfterIdleMin,
+        self.init(brightness: settings.brightness, dimAfterIdle: settings.dimAfterIdle,
                   dimBrightness: settings.dimBrightness)
     }
 
@@ -76,8 +76,8 @@ public struct BacklightPolicy: Equatable, Sendable {
 
     private func awake(lastActivity: TimeStamp, at now: TimeStamp, found: Int, maximum: Int) -> Decision {
         let normal = brightness.map { Self.level(percent: $0, maximum: maximum) }
-        guard dimAfterIdleMin > 0 else { return Decision(level: normal, powerOn: true, dimmed: false, recheck: nil) }
-        let due = lastActivity.adding(milliseconds: dimAfterIdleMin * 60_000)
+        guard dimAfterIdle > .zero else { return Decision(level: normal, powerOn: true, dimmed: false, recheck: nil) }
+        let due = lastActivity + dimAfterIdle
         guard now >= due else { return Decision(level: normal, powerOn: true, dimmed: false, recheck: due) }
         // Never brighter than in use, never black (a panel found at 0 stays at least at 1).
         let dim = max(min(Self.level(percent: dimBrightness, maximum: maximum), normal ?? found), min(1, maximum))

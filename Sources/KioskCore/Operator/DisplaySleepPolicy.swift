@@ -48,31 +48,32 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
 
     /// Inside a schedule range, a touch keeps the display on this long after the latest touch
     /// (then the start screen or demo sleeps again).
-    public static let scheduleWakeMS = 60_000.0
+    public static let scheduleWake = Duration.seconds(60)
     /// Longest wait between two looks at the clock: a wall clock set later (NTP on a board
     /// without a battery-backed clock) is followed within this time.
-    public static let longestRecheckMS = 3_600_000.0
+    public static let longestRecheck = Duration.seconds(3600)
 
-    public var idleMinutes: Double
+    /// How long the start screen rests untouched before the display sleeps; zero: never.
+    public var idleAfter: Duration
     public var schedule: SleepSchedule
     /// The attract demo is on: no idle sleep, only the schedule.
     public var demoWanted: Bool
 
-    public init(idleMinutes: Double, schedule: SleepSchedule, demoWanted: Bool) {
-        self.idleMinutes = idleMinutes
+    public init(idleAfter: Duration, schedule: SleepSchedule, demoWanted: Bool) {
+        self.idleAfter = idleAfter
         self.schedule = schedule
         self.demoWanted = demoWanted
     }
 
     public init(_ settings: Settings) {
-        self.init(idleMinutes: settings.display.sleepAfterIdleMin, schedule: settings.display.sleepSchedule,
+        self.init(idleAfter: settings.display.sleepAfterIdle, schedule: settings.display.sleepSchedule,
                   demoWanted: settings.attract.demo)
     }
 
     /// Nothing configured: the display never sleeps and nothing needs a timer.
     public var isOff: Bool { schedule.isEmpty && !idlesOut }
 
-    private var idlesOut: Bool { idleMinutes > 0 && !demoWanted }
+    private var idlesOut: Bool { idleAfter > .zero && !demoWanted }
 
     /// Asleep or awake at `now`, and when to look again.
     public func decide(_ facts: Facts, at now: TimeStamp, clock: LocalWallClock) -> Decision {
@@ -90,7 +91,7 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
         if !schedule.isEmpty {
             let minute = clock.secondsSinceMidnight(at: now) / 60
             if let range = schedule.range(containing: minute) {
-                let keptOn = facts.lastTouch.map { $0.adding(milliseconds: Self.scheduleWakeMS) }
+                let keptOn = facts.lastTouch.map { $0 + Self.scheduleWake }
                 if let keptOn, keptOn > now {
                     checks.append(keptOn)
                 } else {
@@ -105,7 +106,7 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
         // Asleep by the schedule, only its end (or a touch) changes anything.
         if idlesOut, facts.screen == .start, asleep == nil {
             let quietSince = [facts.screenSince, facts.lastTouch ?? facts.lastWake, facts.lastWake].max()!
-            let due = quietSince.adding(milliseconds: idleMinutes * 60_000)
+            let due = quietSince + idleAfter
             if now >= due {
                 asleep = .idle
             } else {
@@ -113,8 +114,8 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
             }
         }
         // Never a deadline in the past (a clock that jumped): that would spin.
-        let soonest = now.adding(milliseconds: 1000)
-        let recheck = checks.map { max($0, soonest) }.min().map { min($0, now.adding(milliseconds: Self.longestRecheckMS)) }
+        let soonest = now + .seconds(1)
+        let recheck = checks.map { max($0, soonest) }.min().map { min($0, now + Self.longestRecheck) }
         return Decision(asleep: asleep, recheck: recheck)
     }
 }

@@ -21,7 +21,7 @@ public final class VirtualWallClock: LocalWallClock {
 
     /// A wall clock that shows `hour:minute` at monotonic time `t`.
     public convenience init(showing hour: Int, _ minute: Int, at t: TimeStamp) {
-        self.init(midnight: t.adding(milliseconds: -Double(hour * 3600 + minute * 60) * 1000))
+        self.init(midnight: t - .seconds(hour * 3600 + minute * 60))
     }
 
     static let dayUS: Int64 = 86_400_000_000

@@ -67,10 +67,10 @@ public struct TouchTestModel: Sendable {
     }
 
     /// How long trails reach back.
-    public static let trailMS = 1000.0
+    public static let trail = Duration.seconds(1)
     /// A gesture is shown this long at full strength, then fades out over `gestureFadeMS`.
-    public static let gestureHoldMS = 2000.0
-    public static let gestureFadeMS = 1000.0
+    public static let gestureHold = Duration.seconds(2)
+    public static let gestureFade = Duration.seconds(1)
     /// The list of recent gestures keeps this many.
     public static let gesturesKept = 8
 
@@ -169,29 +169,29 @@ public struct TouchTestModel: Sendable {
 
     /// When the picture next changes by itself: a trail point expiring, a gesture fading (at
     /// the frame rate while it fades), or leaving the list; nil when nothing moves.
-    public func nextChange(at time: TimeStamp, frameMS: Double = 1000.0 / 60) -> TimeStamp? {
-        var due: [TimeStamp] = recentTrails(at: time).compactMap { $0.points.first?.time.adding(milliseconds: Self.trailMS) }
+    public func nextChange(at time: TimeStamp, frame: Duration = .seconds(1) / 60) -> TimeStamp? {
+        var due: [TimeStamp] = recentTrails(at: time).compactMap { $0.points.first.map { $0.time + Self.trail } }
         for g in gestures {
-            let age = time.milliseconds(since: g.time)
-            if age < Self.gestureHoldMS {
-                due.append(g.time.adding(milliseconds: Self.gestureHoldMS))
-            } else if age < Self.gestureHoldMS + Self.gestureFadeMS {
-                due.append(time.adding(milliseconds: frameMS))
+            let age = time - g.time
+            if age < Self.gestureHold {
+                due.append(g.time + Self.gestureHold)
+            } else if age < Self.gestureHold + Self.gestureFade {
+                due.append(time + frame)
             }
         }
         return due.filter { $0 > time }.min()
     }
 
-    /// How strongly a gesture shows at `time`: 1, fading to 0 after `gestureHoldMS`.
+    /// How strongly a gesture shows at `time`: 1, fading to 0 after `gestureHold`.
     public static func strength(of g: Gesture, at time: TimeStamp) -> Double {
-        let age = time.milliseconds(since: g.time)
-        if age <= gestureHoldMS { return 1 }
-        return max(0, 1 - (age - gestureHoldMS) / gestureFadeMS)
+        let age = time - g.time
+        if age <= gestureHold { return 1 }
+        return max(0, 1 - (age - gestureHold) / gestureFade)
     }
 
     /// The trails' points of the last second before `time`.
     public func recentTrails(at time: TimeStamp) -> [Trail] {
-        let from = time.adding(milliseconds: -Self.trailMS)
+        let from = time - Self.trail
         return trails.compactMap { t in
             var t = t
             t.points.removeAll { $0.time <= from }

@@ -28,13 +28,13 @@ public enum TouchTestScene {
     }
 
     /// The screen at `time`; `heatmap` (touch-downs since start) is drawn under the grid.
-    /// `timeoutS` is said in the header.
-    public static func scene(_ model: TouchTestModel, heatmap: TouchHeatmap? = nil, timeoutS: Double? = nil,
+    /// `timeout` is said in the header.
+    public static func scene(_ model: TouchTestModel, heatmap: TouchHeatmap? = nil, timeout: Duration? = nil,
                              at time: TimeStamp) -> Scene {
         var b = Builder(size: model.screen, pxPerMM: model.pxPerMM)
         if let heatmap, !heatmap.isEmpty { b.heatmap(heatmap) }
         b.grid(edgeMargin: model.edgeMargin)
-        b.header(model, heatmap: heatmap, timeoutS: timeoutS)
+        b.header(model, heatmap: heatmap, timeout: timeout)
         for t in model.recentTrails(at: time) {
             b.add("tt-trail-\(t.device)-\(t.trackingID)", .polyline(PolylineShape(
                 points: t.points.map(\.position), color: color(slot: t.slot, stuck: false).withAlpha(0.8), width: b.px(1.2))))
@@ -158,10 +158,10 @@ public enum TouchTestScene {
             }
         }
 
-        mutating func header(_ m: TouchTestModel, heatmap: TouchHeatmap?, timeoutS: Double?) {
+        mutating func header(_ m: TouchTestModel, heatmap: TouchHeatmap?, timeout: Duration?) {
             let native = m.transform.native
             let density = NumberText.decimal(m.pxPerMM, places: 1)
-            var lines = ["Touch test: touch anywhere" + (timeoutS.map { "; closes after \(Int($0.rounded())) s without a touch" } ?? ""),
+            var lines = ["Touch test: touch anywhere" + (timeout.map { "; closes after \(Int($0.inSeconds.rounded())) s without a touch" } ?? ""),
                          "game \(m.screen)  panel \(native)  rotation \(m.transform.rotation)°  \(density) px/mm  "
                              + "grid \(Int(TouchTestScene.gridMM)) mm  edge margin \(Int((m.edgeMargin / m.pxPerMM).rounded())) mm"]
             if m.transform.calibration != TouchTransform.identityMatrix {

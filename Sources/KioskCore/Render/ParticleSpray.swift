@@ -1,5 +1,5 @@
 /// The spray of sparks a popped bubble leaves: each particle flies out at a random angle and
-/// distance, slowing down (ease-out) and fading, all gone after `durationMS`.
+/// distance, slowing down (ease-out) and fading, all gone after `duration`.
 ///
 /// Everything random is drawn once, at creation, from the game's `SeededGenerator`, so a replay
 /// with the same seed shows the same sparks; `particles(at:)` is a pure function of time.
@@ -18,7 +18,7 @@ public struct ParticleSpray: Equatable, Sendable {
     public let id: Int
     public let origin: Vector2
     public let start: TimeStamp
-    public let durationMS: Double
+    public let duration: Duration
     let startRadius: Double
     let fall: Double
     let particles: [Particle]
@@ -28,11 +28,11 @@ public struct ParticleSpray: Equatable, Sendable {
     ///   - generator: advanced by exactly five draws per particle.
     public init(id: Int, origin: Vector2, color: RGBColor, start: TimeStamp,
                 generator: inout SeededGenerator, count: Int = 30, pxPerMM: Double,
-                startRadius: Double = 0, durationMS: Double = 1000) {
+                startRadius: Double = 0, duration: Duration = .seconds(1)) {
         self.id = id
         self.origin = origin
         self.start = start
-        self.durationMS = durationMS
+        self.duration = duration
         self.startRadius = startRadius
         // A slight sag makes the sparks feel like they have weight.
         self.fall = 3 * pxPerMM
@@ -54,17 +54,17 @@ public struct ParticleSpray: Equatable, Sendable {
 
     /// The same spray from its own seed, for callers without a shared generator.
     public init(id: Int, origin: Vector2, color: RGBColor, start: TimeStamp, seed: UInt64,
-                count: Int = 30, pxPerMM: Double, startRadius: Double = 0, durationMS: Double = 1000) {
+                count: Int = 30, pxPerMM: Double, startRadius: Double = 0, duration: Duration = .seconds(1)) {
         var generator = SeededGenerator(seed: seed)
         self.init(id: id, origin: origin, color: color, start: start, generator: &generator,
-                  count: count, pxPerMM: pxPerMM, startRadius: startRadius, durationMS: durationMS)
+                  count: count, pxPerMM: pxPerMM, startRadius: startRadius, duration: duration)
     }
 
     /// The live particles at `time`: none before `start` or once finished.
     public func particles(at time: TimeStamp) -> [SceneItem] {
-        let elapsed = time.milliseconds(since: start)
-        guard elapsed >= 0, elapsed < durationMS else { return [] }
-        let t = elapsed / durationMS
+        let elapsed = time - start
+        guard elapsed >= .zero, elapsed < duration else { return [] }
+        let t = elapsed / duration
         var items: [SceneItem] = []
         items.reserveCapacity(particles.count)
         for (index, p) in particles.enumerated() {
@@ -82,7 +82,7 @@ public struct ParticleSpray: Equatable, Sendable {
     }
 
     public func isFinished(at time: TimeStamp) -> Bool {
-        time.milliseconds(since: start) >= durationMS
+        time - start >= duration
     }
 
     /// Every pixel the spray can touch during its life.
@@ -102,19 +102,19 @@ public struct ParticleSpray: Equatable, Sendable {
 /// The pop of a bubble: it swells (1.0 to 1.3 by default) and fades out over about 200 ms.
 public struct PopAnimation: Equatable, Sendable {
     public var start: TimeStamp
-    public var durationMS: Double
+    public var duration: Duration
     public var maxScale: Double
 
-    public init(start: TimeStamp, durationMS: Double = 200, maxScale: Double = 1.3) {
+    public init(start: TimeStamp, duration: Duration = .milliseconds(200), maxScale: Double = 1.3) {
         self.start = start
-        self.durationMS = durationMS
+        self.duration = duration
         self.maxScale = maxScale
     }
 
     /// 0 at the start, 1 when done, clamped.
     public func progress(at time: TimeStamp) -> Double {
-        guard durationMS > 0 else { return 1 }
-        return min(max(time.milliseconds(since: start) / durationMS, 0), 1)
+        guard duration > .zero else { return 1 }
+        return min(max((time - start) / duration, 0), 1)
     }
 
     /// Eases out: most of the swelling happens at once, which reads as a "pop".

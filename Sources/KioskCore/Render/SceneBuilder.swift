@@ -43,17 +43,16 @@ public struct SceneBuilder: Sendable {
     }
 
     /// When the picture next changes by itself: the next animation frame, or the clock's next second.
-    public func nextChange(_ game: KioskGame, at time: TimeStamp, frameMS: Double = 1000.0 / 60) -> TimeStamp? {
-        if isAnimating(at: time) { return time.adding(milliseconds: frameMS) }
+    public func nextChange(_ game: KioskGame, at time: TimeStamp, frame: Duration = .seconds(1) / 60) -> TimeStamp? {
+        if isAnimating(at: time) { return time + frame }
         guard case .playing = game.screen, let round = game.round, !round.isOver else { return nil }
         // A drag bubble lifting, or settling home after a drop.
         if round.bubbles.contains(where: { !$0.isPopped && $0.isMoving(at: time) }) {
-            return time.adding(milliseconds: frameMS)
+            return time + frame
         }
         // The clock shows whole seconds: wake at the next tick of the round's clock.
-        let elapsed = time.milliseconds(since: round.startTime)
-        let next = (elapsed / 1000).rounded(.down) * 1000 + 1000
-        return round.startTime.adding(milliseconds: next)
+        let elapsed = time - round.startTime
+        return round.startTime + .seconds(elapsed.inSeconds.rounded(.down) + 1)
     }
 
     /// The scene at `time`. Also drops effects that have ended.
@@ -187,7 +186,7 @@ public struct SceneBuilder: Sendable {
             rect: Rect(x: 0, y: 0, width: width, height: bar), color: RGBColor(hex: 0x0B_12_20, alpha: 0.85))))]
         let mid = bar / 2 + field.px(2.5)
         items.append(text("score", "Score \(round.score)", at: Vector2(field.px(5), mid), mm: 7, align: .left))
-        let seconds = Int(round.clockSeconds(at: time).rounded(round.mode == .classic ? .down : .up))
+        let seconds = Int(round.clock(at: time).inSeconds.rounded(round.mode == .classic ? .down : .up))
         let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
         items.append(text("clock", clock, at: Vector2(width - field.px(5), mid), mm: 7, align: .right))
         if demo {

@@ -10,5 +10,5 @@ public final class VirtualClock: KioskClock {
     public init(at start: TimeStamp = TimeStamp(microseconds: 1_000_000)) { now = start }
 
     /// Moves the clock forward by `ms` milliseconds.
-    public func advance(milliseconds ms: Double) { now = now.adding(milliseconds: ms) }
+    public func advance(by span: Duration) { now = now + span }
 }

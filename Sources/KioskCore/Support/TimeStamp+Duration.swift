@@ -28,8 +28,15 @@ extension Duration {
         return TimeStamp.saturatingSum(scaled, (attoseconds + half) / 1_000_000_000_000)
     }
 
-    /// In milliseconds, as logs, metrics and settings count them.
-    public var inMilliseconds: Double { Double(wholeMicroseconds) / 1000 }
+    /// In milliseconds (to the nearest microsecond), as logs, metrics and settings count them;
+    /// a span too long for an Int64 of microseconds (two extreme times apart) still comes out.
+    public var inMilliseconds: Double {
+        let (seconds, attoseconds) = components
+        if seconds >= Int64.max / 1_000_000 || seconds <= Int64.min / 1_000_000 {
+            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        }
+        return Double(wholeMicroseconds) / 1000
+    }
 
     /// In seconds.
     public var inSeconds: Double { inMilliseconds / 1000 }

@@ -19,21 +19,9 @@ public struct TimeStamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
     public static func < (a: TimeStamp, b: TimeStamp) -> Bool { a.microseconds < b.microseconds }
 
-    /// This time plus `ms` milliseconds, saturating at the ends of the range.
-    public func adding(milliseconds ms: Double) -> TimeStamp {
-        TimeStamp(microseconds: Self.saturatingSum(microseconds, Self.saturatingMicroseconds(ms)))
-    }
-
     /// This time plus `us` microseconds, saturating at the ends of the range.
     public func adding(microseconds us: Int64) -> TimeStamp {
         TimeStamp(microseconds: Self.saturatingSum(microseconds, us))
-    }
-
-    /// Milliseconds from `earlier` to this time (exact as a Double, so it cannot overflow).
-    public func milliseconds(since earlier: TimeStamp) -> Double {
-        let (difference, overflow) = microseconds.subtractingReportingOverflow(earlier.microseconds)
-        if !overflow { return Double(difference) / 1000 }
-        return (Double(microseconds) - Double(earlier.microseconds)) / 1000
     }
 
     public var description: String { "\(Double(microseconds) / 1_000_000)s" }

@@ -280,7 +280,7 @@ public final class HookRunner {
                 run.terminated = true
                 run.deadline = now + killGrace
                 signalGroup(run, SIGTERM)
-                log(.warning, "\(run.label): still running after its \(NumberText.trimmed(settings.timeoutS, places: 3)) s timeout; "
+                log(.warning, "\(run.label): still running after its \(NumberText.trimmed(settings.timeout.inSeconds, places: 3)) s timeout; "
                     + "SIGTERM to its process group")
             } else {
                 run.deadline = nil

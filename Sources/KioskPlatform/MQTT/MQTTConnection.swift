@@ -12,7 +12,7 @@ import KioskCore
 /// never blocks, and a bounded queue refuses (and counts) what a stalled broker cannot take.
 public final class MQTTConnection {
     /// How long `stop` waits for the farewell to be written, and then for the worker to end.
-    static let stopWaitMS: Int64 = 2000
+    static let stopWait = Duration.seconds(2)
 
     private let session: MQTTSession
     private var worker: WorkerThread?
@@ -124,7 +124,7 @@ public final class MQTTConnection {
         if let farewell, isConnected {
             session.watchingWrites.store(true, ordering: .sequentiallyConsistent)
             if let mid = publishQueued(farewell, force: true) {
-                wait(until: start.adding(milliseconds: Double(Self.stopWaitMS))) { event in
+                wait(until: start + Self.stopWait) { event in
                     event == .written && !self.session.outgoing.withLock { $0.isPending(mid) }
                         || !self.isConnected
                 } alreadyDone: {
@@ -139,7 +139,7 @@ public final class MQTTConnection {
         }
         session.wake.post(true)
         var ended = false
-        wait(until: EventLoop.now().adding(milliseconds: Double(Self.stopWaitMS))) { event in
+        wait(until: EventLoop.now() + Self.stopWait) { event in
             if event == .ended { ended = true }
             return ended
         } alreadyDone: { false }

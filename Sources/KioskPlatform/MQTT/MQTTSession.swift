@@ -28,7 +28,7 @@ final class MQTTSession: Sendable {
     /// Error lines of libmosquitto's log kept per attempt, for the reason of a failure.
     static let maxLogLines = 4
     /// How long a disconnect (and its DISCONNECT packet) may take once stop asked for it.
-    static let disconnectGraceMS: Int64 = 1000
+    static let disconnectGrace = Duration.seconds(1)
 
     /// What one connection attempt learnt, for the reason of its end.
     struct Attempt {
@@ -191,7 +191,7 @@ final class MQTTSession: Sendable {
         var backoff = ReconnectBackoff(seed: seed, spread: endpoint.reconnectSpread)
         var closedInARow = 0
         let host = endpoint.host, port = Int32(clamping: endpoint.port)
-        let keepalive = Int32(min(max(endpoint.keepaliveS, 5), 65535))
+        let keepalive = Int32(min(max(endpoint.keepalive.inSeconds.rounded(), 5), 65535))
         while !stopping.load(ordering: .sequentiallyConsistent) {
             attempt.withLock { $0 = Attempt() }
             var rc = connect(host: host, port: port, keepalive: keepalive)
@@ -248,7 +248,7 @@ final class MQTTSession: Sendable {
             let now = EventLoop.now()
             if stopAsked == nil { stopAsked = now }
             if !connected.load(ordering: .sequentiallyConsistent)
-                || now.milliseconds(since: stopAsked!) >= Double(Self.disconnectGraceMS) {
+                || now - stopAsked! >= Self.disconnectGrace {
                 return (MOSQ_ERR_SUCCESS.rawValue, 0)
             }
         }
@@ -279,7 +279,7 @@ final class MQTTSession: Sendable {
             return "the broker ended the connection: " + Self.lowercasedStart(String(cString: mosquitto_reason_string(code)))
         }
         if learnt.disconnect == MOSQ_ERR_KEEPALIVE.rawValue || rc == MOSQ_ERR_KEEPALIVE.rawValue {
-            let within = "within the keepalive (\(endpoint.keepaliveS) s)"
+            let within = "within the keepalive (\(Int(endpoint.keepalive.inSeconds.rounded())) s)"
             return learnt.acceptedAt == nil
                 ? "no answer to the connection request \(within): is \(endpointName) an MQTT broker?"
                 : "the broker stopped answering \(within)"

@@ -28,7 +28,7 @@ public struct MQTTEndpoint: Sendable {
     public var password: String?
     public var clientID: String
     /// Seconds; libmosquitto accepts 5-65535, so values outside are clamped.
-    public var keepaliveS: Int
+    public var keepalive: Duration
     /// Published by the broker if we vanish (sent QoS 1, retained as given).
     public var will: MQTTMessage
     /// Subscribed (QoS 0) on every (re)connect. In MQTT 5 a message keeps the retain flag it
@@ -45,7 +45,7 @@ public struct MQTTEndpoint: Sendable {
 
     public init(host: String, port: Int = 1883, tls: Bool = false, caFile: String? = nil, certFile: String? = nil,
                 keyFile: String? = nil, username: String? = nil, password: String? = nil, clientID: String,
-                keepaliveS: Int = 30, will: MQTTMessage, subscriptions: [String] = [],
+                keepalive: Duration = .seconds(30), will: MQTTMessage, subscriptions: [String] = [],
                 maximumIncomingPayload: Int = 64 << 10, reconnectSpread: Duration = ReconnectBackoff.defaultSpread) {
         self.host = host
         self.port = port
@@ -56,7 +56,7 @@ public struct MQTTEndpoint: Sendable {
         self.username = username
         self.password = password
         self.clientID = clientID
-        self.keepaliveS = keepaliveS
+        self.keepalive = keepalive
         self.will = will
         self.subscriptions = subscriptions
         self.maximumIncomingPayload = max(maximumIncomingPayload, 0)
