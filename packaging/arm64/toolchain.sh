@@ -5,7 +5,8 @@
 # and a Swift SDK description that ties them together. It is kept in $ARM64_CACHE (default
 # /var/cache/bubble-kiosk-arm64), outside any checkout; the folder's name carries a hash of its
 # inputs (suite, mirror, package lists, this script), so changing one builds a new environment
-# and removes the old one (the shared helpers in lib.sh are not an input).
+# (the shared helpers in lib.sh are not an input). Environments no run has used for two weeks
+# are removed then: checkouts at other commits may share the cache and still use theirs.
 #
 # usage: packaging/arm64/toolchain.sh [--rebuild]
 # Prints TOOLCHAIN=/var/cache/bubble-kiosk-arm64/trixie-<hash> on stdout (progress on stderr), so
@@ -47,6 +48,7 @@ exec 9>"$ARM64_CACHE/.lock"
 flock 9            # one build of the environment at a time when several runs share the cache
 
 if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
+    touch "$root/.complete"     # used now: see the removal of unused ones below
     echo "TOOLCHAIN=$root"
     exit 0
 fi
@@ -129,8 +131,12 @@ EOF
 rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cache/apt/archives/*.deb
 touch "$root.partial/.complete"
 mv "$root.partial" "$root"
+# Others (or half-made ones) not used for two weeks; .complete's time is the last use.
 for old in "$ARM64_CACHE"/"$SUITE"-*; do
-    [ -d "$old" ] && [ "$old" != "$root" ] && remove_tree "$old"
+    [ -d "$old" ] && [ "$old" != "$root" ] || continue
+    stamp=$old/.complete
+    [ -e "$stamp" ] || stamp=$old
+    [ -z "$(find "$stamp" -maxdepth 0 -mtime +14)" ] || remove_tree "$old"
 done
 arm64_log "arm64 build environment ready in $(arm64_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
 echo "TOOLCHAIN=$root"
