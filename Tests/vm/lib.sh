@@ -2,25 +2,18 @@
 #   . "$(dirname "$0")/lib.sh"
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export VM_DIR                   # (the checks' Python snippets import ppm from here)
 VM_CACHE=${VM_CACHE:-/var/cache/bubble-kiosk-vm}
-# Logging, timing, package installs, debian_mirror and in_chroot (a chroot with /proc, /sys and
-# /dev): shared with the arm64 build, under the names the VM scripts use.
-LOG_TAG=vm
-. "$VM_DIR/../../packaging/arm64/lib.sh"
-vm_log() { arm64_log "$@"; }
-vm_die() { arm64_die "$@"; }
-vm_now() { arm64_now; }          # seconds since the epoch with milliseconds
-vm_elapsed() { arm64_elapsed "$1"; }
-vm_need_pkgs() { need_host_packages "$@"; }   # installs the Debian packages not installed yet
-
-# Runs `apt-get update` at most once per test run (the flag is exported so
-# that the scripts a run starts share it).
-vm_apt_update_once() {
-    [ "${VM_APT_UPDATED:-}" = 1 ] && return 0
-    vm_log "apt-get update"
-    apt-get update -qq >&2 || vm_die "apt-get update failed"
-    export VM_APT_UPDATED=1
-}
+# Logging, timing, package installs, the command line, waits, Debian roots: the build and test
+# scripts' one shell library.
+. "$VM_DIR/../../packaging/lib.sh"
+# (The names the VM scripts used so far, until they call the library's own.)
+vm_log() { log "$@"; }
+vm_die() { die "$@"; }
+vm_now() { now; }
+vm_elapsed() { elapsed "$1"; }
+vm_need_pkgs() { need_host_packages "$@"; }
+vm_apt_update_once() { apt_update_once; }
 
 # vm_workdir DIR NAME: DIR, or a new /tmp/vm-NAME.* folder when DIR is empty; made if missing.
 # Prints the absolute path (generated files are handed to tools that run elsewhere).
