@@ -34,7 +34,7 @@ PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,libmo
 # The arm64 package's Depends as Debian 13 names them, so that a root made ahead of the package
 # (Tests/arm64/prepare.sh, while other tests run) is the one the boot test asks for. Should the
 # Depends change, the boot test's --with makes another root: slower, never wrong.
-[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libsndfile1,libsqlite3-0,libstdc++6,libsystemd0,libudev1
+[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libpixman-1-0,libsndfile1,libsqlite3-0,libssl3t64,libstdc++6,libsystemd0,libudev1
 PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
 MIRROR=$(debian_mirror)
