@@ -16,16 +16,15 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
-die() { echo "build-deb: $*" >&2; exit 1; }
+LOG_TAG=build-deb
+. "$here/lib.sh"
+target=
+parse_args '--arch=target(arm64) stage outdir' "$@"
 arch=$(dpkg --print-architecture)
 shlibdeps=(dpkg-shlibdeps)
-if [ "${1:-}" = --arch ]; then
-    [ "${2:-}" = arm64 ] || die "--arch takes arm64 (the one cross-built architecture)"
-    [ "$arch" = arm64 ] || { arch=arm64; shlibdeps=("$here/arm64/in-toolchain.sh" dpkg-shlibdeps); }
-    shift 2
+if [ -n "$target" ] && [ "$arch" != "$target" ]; then
+    arch=$target shlibdeps=("$here/arm64/in-toolchain.sh" dpkg-shlibdeps)
 fi
-stage=${1:?usage: build-deb.sh [--arch arm64] STAGE OUTDIR}
-outdir=${2:?usage: build-deb.sh [--arch arm64] STAGE OUTDIR}
 
 [ -x "$stage/usr/bin/bubble-kiosk" ] || die "no $stage/usr/bin/bubble-kiosk (run make install DESTDIR=$stage PREFIX=/usr first)"
 upstream=$(cat "$repo/VERSION")

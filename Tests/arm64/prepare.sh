@@ -9,12 +9,12 @@
 # usage: Tests/arm64/prepare.sh     (progress and timings on stdout)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-. "$repo/packaging/arm64/lib.sh"
+. "$repo/packaging/lib.sh"
 step() {
     local t0 rc=0
-    t0=$(arm64_now)
+    t0=$(now)
     "$@" > /dev/null || rc=$?
-    echo "prepare: $* -> rc=$rc after $(arm64_elapsed "$t0") s"
+    echo "prepare: $* -> rc=$rc after $(elapsed "$t0") s"
 }
 step bash "$repo/packaging/arm64/toolchain.sh"
 step bash "$repo/Tests/vm/kernel.sh" --arch arm64

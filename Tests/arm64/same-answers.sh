@@ -9,29 +9,21 @@
 #   --arm64 BIN    the arm64 bubble-kiosk (make release-arm64)
 #   --host BIN     this machine's bubble-kiosk (make release)
 #   --sysroot DIR  a root holding the arm64 shared libraries (the arm64 build environment)
+#   --workdir DIR  the inputs and both builds' outputs (default: a new /tmp/same-answers.* dir)
 # Ends with "same-answers: N passed, M failed"; exit 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-. "$repo/packaging/arm64/lib.sh"
+. "$repo/packaging/lib.sh"
 
 arm64= host= sysroot= work=
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --arm64) arm64=$2; shift 2 ;;
-        --host) host=$2; shift 2 ;;
-        --sysroot) sysroot=$2; shift 2 ;;
-        --workdir) work=$2; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-        *) arm64_die "unknown argument: $1" ;;
-    esac
-done
-[ -x "$arm64" ] && [ -x "$host" ] && [ -d "$sysroot" ] || arm64_die "needs --arm64 BIN, --host BIN and --sysroot DIR"
+parse_args '--arm64=arm64 --host=host --sysroot=sysroot --workdir=work' "$@"
+[ -x "$arm64" ] && [ -x "$host" ] && [ -d "$sysroot" ] || die "needs --arm64 BIN, --host BIN and --sysroot DIR"
 arm64=$(realpath "$arm64") host=$(realpath "$host")
 need_host_packages qemu-user-static
 [ -n "$work" ] || work=$(mktemp -d /tmp/same-answers.XXXXXX)
 mkdir -p "$work"
 fixtures=$repo/Tests/KioskCoreTests/Fixtures
-t0=$(arm64_now)
+t0=$(now)
 
 # Inputs made here: configs (rotations, a changed game, broken ones) and recorded rounds.
 cat > "$work/rot90.conf" <<'CONF'
@@ -138,6 +130,6 @@ same check-config-missing check-config no-such.conf
 same check-config-folder check-config .
 # The mixer's arithmetic: the sound a round would play, sample for sample.
 same audio-round play round-3-800x480.evemu --seed 3 --size 800x480 --audio-out @FILE@
-echo "--- same-answers took $(arm64_elapsed "$t0") s under qemu-user"
+echo "--- same-answers took $(elapsed "$t0") s under qemu-user"
 echo "same-answers: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -18,14 +18,10 @@
 #    button sends: wm-close.py) must end the program with status 0.
 # Every wait is bounded; Xvfb and the kiosk are killed on any exit.
 set -euo pipefail
+. "$(dirname "$0")/../../packaging/lib.sh"
 cd "$(dirname "$0")/../.."
 BIN_DIR=.build/debug
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --bin-dir) BIN_DIR=$2; shift 2 ;;
-        *) echo "usage: $0 [--bin-dir DIR]" >&2; exit 2 ;;
-    esac
-done
+parse_args '--bin-dir=BIN_DIR' "$@"
 KIOSK=$BIN_DIR/bubble-kiosk
 DESKTOP=$BIN_DIR/bubble-kiosk-desktop
 for tool in Xvfb xdotool import convert python3; do
@@ -68,8 +64,7 @@ cleanup() {
 trap cleanup EXIT
 Xvfb ":$N" -screen 0 ${SIZE}x24 -nolisten tcp -noreset >"$OUT/xvfb.log" 2>&1 &
 XVFB_PID=$!
-for _ in $(seq 50); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.1; done
-xdotool getdisplaygeometry >/dev/null 2>&1 || { echo "FAIL: Xvfb :$N did not start"; cat "$OUT/xvfb.log"; exit 1; }
+wait_until 5 xdotool getdisplaygeometry >/dev/null 2>&1 || { echo "FAIL: Xvfb :$N did not start"; cat "$OUT/xvfb.log"; exit 1; }
 
 # Density fixed so `state` and the window lay out the same round (Xvfb reports its own DPI);
 # classic alone, so the one Start button is the centred one the clicks below aim at.
@@ -87,15 +82,7 @@ CONF
 "$DESKTOP" run --config "$OUT/kiosk.conf" --seed $SEED --status --stats --state-dir "$OUT/state" \
     --duration 90 --screenshot "$OUT/kiosk-exit.png" >"$OUT/status.log" 2>"$OUT/stderr.log" &
 KIOSK_PID=$!
-wait_for() {  # FILE PATTERN SECONDS
-    local end=$(( $(date +%s) + $3 ))
-    while [ "$(date +%s)" -le $end ]; do
-        grep -qE "$2" "$1" 2>/dev/null && return 0
-        kill -0 "$KIOSK_PID" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
+wait_for() { wait_until --pid "$KIOSK_PID" "$3" log_has "$1" "$2"; }  # FILE PATTERN SECONDS
 if wait_for "$OUT/stderr.log" "first frame on screen" 15; then pass "window open: $(grep -o 'display window[^,]*' "$OUT/stderr.log")"
 else fail "no first frame in 15 s"; cat "$OUT/stderr.log"; exit 1; fi
 WID=$(timeout 5 xdotool search --sync --name '^bubble-kiosk$' | head -1) || true
@@ -175,12 +162,9 @@ import -window root "$OUT/final.png"
 # shot N: the kiosk's own picture (SIGUSR1 writes state/screenshot.png), copied to FILE.
 shot() {
     kill -USR1 "$KIOSK_PID"
-    for _ in $(seq 50); do
-        [ "$(grep -c 'screenshot written to' "$OUT/stderr.log")" -ge "$1" ] && { cp "$OUT/state/screenshot.png" "$2"; return 0; }
-        sleep 0.1
-    done
-    return 1
+    wait_until 5 screenshots "$1" && cp "$OUT/state/screenshot.png" "$2"
 }
+screenshots() { [ "$(grep -c 'screenshot written to' "$OUT/stderr.log")" -ge "$1" ]; }
 shot 1 "$OUT/kiosk-final.png" || fail "no SIGUSR1 screenshot of the round-over screen"
 
 # --- 4. resizing the window lays the game out again; closing it ends the program ------------
@@ -204,8 +188,7 @@ fi
 
 if [ -n "$WID" ]; then timeout 5 python3 Tests/desktop/wm-close.py "$WID" || fail "could not send WM_DELETE_WINDOW"; fi
 status=""
-for _ in $(seq 50); do kill -0 "$KIOSK_PID" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$KIOSK_PID" 2>/dev/null; then fail "still running 5 s after the window was closed"; kill "$KIOSK_PID"; fi
+if ! wait_until 5 ended "$KIOSK_PID"; then fail "still running 5 s after the window was closed"; kill "$KIOSK_PID"; fi
 wait "$KIOSK_PID" && status=0 || status=$?
 KIOSK_PID=""
 [ "$status" = 0 ] && pass "window closed: exit status 0, $(cat "$OUT/status.log" "$OUT/stderr.log" | grep -o 'stats: .*' || true)" \

@@ -45,53 +45,35 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/lib.sh"
+. "$here/lib.sh"
 LOG_TAG=fleet-bench
 
-binary= keep=0 json= kiosks=100 idle_s=180 play_s=120 size=400x250 back_within=120
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --keep) keep=1; shift ;;
-        --kiosks|--json|--idle-s|--play-s|--size|--back-within)
-            [ $# -ge 2 ] || vm_die "$1 needs a value"
-            case "$1" in
-                --kiosks) kiosks=$2 ;; --json) json=$2 ;; --idle-s) idle_s=$2 ;;
-                --play-s) play_s=$2 ;; --size) size=$2 ;; --back-within) back_within=$2 ;;
-            esac
-            shift 2 ;;
-        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
-        -*) vm_die "unknown argument: $1" ;;
-        *) binary=$1; shift ;;
-    esac
-done
-[ -n "$binary" ] || vm_die "usage: fleet-bench.sh BINARY [--kiosks N] [--keep] [--json FILE]"
-[ -x "$binary" ] || vm_die "no binary at $binary"
-binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+json= kiosks=100 idle_s=180 play_s=120 size=400x250 back_within=120
+fleet_test_args '--kiosks=kiosks --json=json --idle-s=idle_s --play-s=play_s --size=size --back-within=back_within' "$@"
 for v in kiosks idle_s play_s back_within; do
-    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || vm_die "--${v//_/-} expects a whole number above 0, got '${!v}'"
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--${v//_/-} expects a whole number above 0, got '${!v}'"
 done
-[ "$kiosks" -le 2000 ] || vm_die "--kiosks: at most 2000"
-[[ $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || vm_die "--size expects WxH, got '$size'"
+[ "$kiosks" -le 2000 ] || die "--kiosks: at most 2000"
+[[ $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--size expects WxH, got '$size'"
 if [ -n "$json" ]; then
-    [ -d "$(dirname "$json")" ] || vm_die "--json: no folder $(dirname "$json")"
+    [ -d "$(dirname "$json")" ] || die "--json: no folder $(dirname "$json")"
     json=$(cd "$(dirname "$json")" && pwd)/$(basename "$json")   # (the report runs elsewhere)
 fi
 for tool in mosquitto mosquitto_sub python3; do
-    command -v "$tool" > /dev/null || [ -x "/usr/sbin/$tool" ] || { vm_need_pkgs mosquitto mosquitto-clients python3; break; }
+    command -v "$tool" > /dev/null || [ -x "/usr/sbin/$tool" ] || { need_host_packages mosquitto mosquitto-clients python3; break; }
 done
 export PATH=$PATH:/usr/sbin
 # The broker needs a descriptor per kiosk; a big fleet would pass the usual soft limit of 1024.
 ulimit -n "$(ulimit -Hn)" 2> /dev/null || true
 
-. "$here/lib.sh"
 failed=0
-problem() { failed=1; vm_log "problem: $*"; }
+problem() { failed=1; log "problem: $*"; }
 # However things go, the run ends: the phases, the bounds on every wait and a few minutes over.
 fleet_scratch fleet-bench $((idle_s + play_s + back_within + 60 + kiosks / 2 + 300)) failed
 timeline=$work/timeline                 # "EVENT EPOCH" lines, for the report's durations
 kpid=()                                 # the kiosks' pids, index 1..N
 
 mark() { echo "$1 $EPOCHREALTIME" >> "$timeline"; }
-since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 node() { printf 'k%03d' "$1"; }
 
 # --- the broker ---------------------------------------------------------------------------------
@@ -117,18 +99,15 @@ broker_start() {
     broker_pid=$!
     pids+=($!)
 }
-# listening: waits (10 s at most) until the port takes a TCP connection. The probe never says
-# CONNECT, so the log shows it as a connection, never as a client.
+# listening: waits (10 s at most, probing every 10 ms: the restart's figures start here) until
+# the port takes a TCP connection. The probe never says CONNECT, so the log shows it as a
+# connection, never as a client.
 listening() {
-    local i
-    for i in $(seq 1000); do
-        (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null && return 0
-        kill -0 "$broker_pid" 2> /dev/null || break
-        sleep 0.01
-    done
+    wait_until --every 0.01 --pid "$broker_pid" 10 takes_connections && return 0
     tail -n 5 "$work/broker.log"
     return 1
 }
+takes_connections() { (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; }
 
 # --- recorders (mosquitto_sub) and snapshots of /proc ---------------------------------------------
 # record NAME ARGS...: mosquitto_sub with ARGS into $work/NAME.rec until the end.
@@ -148,14 +127,8 @@ stop_recorders() {
 # online FILE: how many kiosks said 'online' in a recording of '%r %U %t %p' lines.
 online() { awk '$4 == "online" { split($3, t, "/"); seen[t[2]] = 1 } END { print length(seen) }' "$1" 2> /dev/null || echo 0; }
 # wait_online FILE SECONDS: until all kiosks did.
-wait_online() {
-    local end=$((SECONDS + $2))
-    while [ $SECONDS -lt $end ]; do
-        [ "$(online "$1")" -ge "$kiosks" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+wait_online() { wait_until "$2" all_online "$1"; }
+all_online() { [ "$(online "$1")" -ge "$kiosks" ]; }
 # alive: how many kiosks still run (a kiosk that died stays a zombie until waited for).
 alive() {
     local i n=0
@@ -229,7 +202,7 @@ mark begin
 : > "$work/bench.pids"
 broker_start started
 listening || { problem "mosquitto did not start (port $port)"; exit 1; }
-vm_log "mosquitto on 127.0.0.1:$port; $kiosks kiosks on virtual:$size; scratch $work"
+log "mosquitto on 127.0.0.1:$port; $kiosks kiosks on virtual:$size; scratch $work"
 record all -t '#' -F '%r %U %t %l'
 record avail -t 'bubble-kiosk/+/availability' -F '%r %U %t %p'
 # (Not $SYS/broker/publish/messages/received: mosquitto 2.0 leaves retained PUBLISHes out of it,
@@ -257,7 +230,7 @@ for i in $(seq "$kiosks"); do
 done
 if wait_online "$work/avail.rec" $((60 + kiosks / 2)); then
     mark all_online
-    vm_log "all $kiosks online $(since "$(awk '$1 == "launch" { print $2 }' "$timeline")") s after the first launch"
+    log "all $kiosks online $(elapsed "$(awk '$1 == "launch" { print $2 }' "$timeline")") s after the first launch"
 else
     # Figures of a partial fleet would mislead: stop here, with a missing kiosk's last words.
     problem "only $(online "$work/avail.rec") of $kiosks kiosks online $((60 + kiosks / 2)) s after the launch ($(alive) running)"
@@ -271,7 +244,7 @@ fi
 sleep 10                                # the connect burst (discovery, state) stays out of the figures
 
 # --- phase 1: idle ---------------------------------------------------------------------------------
-vm_log "idle: ${idle_s} s on the start screen, demo off"
+log "idle: ${idle_s} s on the start screen, demo off"
 snapshot idle-start
 mark idle_start
 sleep "$idle_s"
@@ -281,7 +254,7 @@ screens idle
 [ "$(alive)" = "$kiosks" ] || problem "kiosks died while idle: $(alive) of $kiosks running"
 
 # --- phase 2: in play --------------------------------------------------------------------------------
-vm_log "play: the demo on (reload), 15 s to settle, then ${play_s} s"
+log "play: the demo on (reload), 15 s to settle, then ${play_s} s"
 for i in $(seq "$kiosks"); do kiosk_conf "$i" true; kill -HUP "${kpid[$i]}" 2> /dev/null; done
 mark reload
 sleep 15
@@ -294,11 +267,11 @@ screens play
 [ "$(alive)" = "$kiosks" ] || problem "kiosks died in play: $(alive) of $kiosks running"
 
 # --- phase 3: the broker restarted -------------------------------------------------------------------
-vm_log "restart: mosquitto stopped (SIGTERM), started again 2 s later; up to ${back_within} s for the fleet to return"
+log "restart: mosquitto stopped (SIGTERM), started again 2 s later; up to ${back_within} s for the fleet to return"
 stop_recorders                          # (new ones below, on the new broker)
 mark stop
 kill -TERM "$broker_pid"
-timeout 10 tail --pid="$broker_pid" -f /dev/null || problem "mosquitto still ran 10 s after SIGTERM"
+wait_until 10 ended "$broker_pid" || problem "mosquitto still ran 10 s after SIGTERM"
 mark gone
 sleep "$(awk -v a="$(awk '$1 == "stop" { print $2 }' "$timeline")" -v b="$EPOCHREALTIME" 'BEGIN { d = 2 - (b - a); printf "%.3f", (d > 0 ? d : 0) }')"
 broker_start restart
@@ -308,10 +281,10 @@ if listening; then
     record all2 -t '#' -F '%r %U %t %l'
     if wait_online "$work/avail2.rec" "$back_within"; then
         mark all_back
-        vm_log "all $kiosks back online $(since "$(awk '$1 == "up" { print $2 }' "$timeline")") s after the broker listened"
+        log "all $kiosks back online $(elapsed "$(awk '$1 == "up" { print $2 }' "$timeline")") s after the broker listened"
     else
         mark all_back
-        vm_log "only $(online "$work/avail2.rec") of $kiosks back within ${back_within} s (scratch folder kept)"
+        log "only $(online "$work/avail2.rec") of $kiosks back within ${back_within} s (scratch folder kept)"
         keep=1
     fi
     sleep 5                             # the last connects into the log, the burst's messages recorded
@@ -326,7 +299,7 @@ for i in $(seq "$kiosks"); do kill -TERM "${kpid[$i]}" 2> /dev/null; done
 bad_exits=0
 for i in $(seq "$kiosks"); do
     rc=0
-    if timeout 15 tail --pid="${kpid[$i]}" -f /dev/null; then wait "${kpid[$i]}" 2> /dev/null || rc=$?; else rc=timeout; fi
+    if wait_until 15 ended "${kpid[$i]}"; then wait "${kpid[$i]}" 2> /dev/null || rc=$?; else rc=timeout; fi
     [ "$rc" = 0 ] || { bad_exits=$((bad_exits + 1)); echo "$(node "$i"): exit $rc" >> "$work/bad-exits.txt"; }
 done
 [ "$bad_exits" = 0 ] || problem "$bad_exits kiosks did not exit 0 on SIGTERM (bad-exits.txt)"

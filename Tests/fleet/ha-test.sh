@@ -41,8 +41,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 LOG_TAG=ha-test
 
 . "$here/lib.sh"
-fleet_test_args 2,37 "$@"
-t_start=$(vm_now)
+fleet_test_args '' "$@"
+t_start=$(now)
 info() { echo "info $*"; }
 check() { vm_check_show "$@"; }
 # must WHAT COMMAND...: a check the rest cannot pass without; when it fails the run ends there
@@ -51,24 +51,24 @@ must() {
     local failed=$VM_FAILED
     check "$@"
     [ "$VM_FAILED" = "$failed" ] && return 0
-    echo "ha-test: $VM_PASSED passed, $VM_FAILED failed in $(vm_elapsed "$t_start") s (stopped there)"
+    echo "ha-test: $VM_PASSED passed, $VM_FAILED failed in $(elapsed "$t_start") s (stopped there)"
     exit 1
 }
 
 # --- what the test needs on this machine ---------------------------------------------------------
 export PATH=$PATH:/usr/sbin
 for tool in mosquitto mosquitto_sub mosquitto_pub python3; do
-    command -v "$tool" > /dev/null || { vm_need_pkgs mosquitto mosquitto-clients python3; break; }
+    command -v "$tool" > /dev/null || { need_host_packages mosquitto mosquitto-clients python3; break; }
 done
 python3 -c 'import sys; sys.exit(sys.version_info[:2] not in ((3, 11), (3, 12)))' ||
-    vm_die "Home Assistant 2024.3.3 runs on Python 3.11 or 3.12; python3 is $(python3 -V 2>&1)"
+    die "Home Assistant 2024.3.3 runs on Python 3.11 or 3.12; python3 is $(python3 -V 2>&1)"
 # Debian's python3 makes venvs only with python3-venv (ensurepip) installed.
-python3 -c 'import ensurepip, venv' 2> /dev/null || vm_need_pkgs python3-venv
+python3 -c 'import ensurepip, venv' 2> /dev/null || need_host_packages python3-venv
 
 # --- Home Assistant's virtual environment (made once, outside the clone) ------------------------
 reqs=$here/ha-requirements.txt
 cache=${BUBBLE_KIOSK_HA_CACHE:-/var/cache/bubble-kiosk-ha}
-mkdir -p "$cache" || vm_die "cannot make $cache (run as root, or set BUBBLE_KIOSK_HA_CACHE)"
+mkdir -p "$cache" || die "cannot make $cache (run as root, or set BUBBLE_KIOSK_HA_CACHE)"
 venv=$cache/venv-$(sha256sum "$reqs" | cut -c1-12)
 # The marker is written only after pip succeeded: a venv without it is half made.
 ready=$venv/.bubble-kiosk-ready
@@ -87,20 +87,20 @@ make_venv() {
 }
 (
     # One run at a time makes or checks the venv (two runs at once would both install).
-    flock -w 1200 9 || vm_die "waited 20 minutes for $cache/lock"
+    flock -w 1200 9 || die "waited 20 minutes for $cache/lock"
     if [ -f "$ready" ] && "$venv/bin/python" -c '' 2> /dev/null; then
         touch "$ready"
         exit 0
     fi
-    t0=$(vm_now)
-    vm_log "making Home Assistant's venv $venv (pip install -r $(basename "$reqs"))"
-    make_venv || vm_die "pip install -r $reqs failed"
-    info "Home Assistant's venv made in $(vm_elapsed "$t0") s: $venv"
+    t0=$(now)
+    log "making Home Assistant's venv $venv (pip install -r $(basename "$reqs"))"
+    make_venv || die "pip install -r $reqs failed"
+    info "Home Assistant's venv made in $(elapsed "$t0") s: $venv"
     # Venvs of other requirements files, unused for two weeks, go.
     find "$cache" -maxdepth 2 -path "$cache/venv-*/.bubble-kiosk-ready" -mtime +14 -printf '%h\n' | xargs -r rm -rf
 ) 9> "$cache/lock" || exit 2
-[ -f "$ready" ] || vm_die "no venv at $venv"
-d_venv=$(vm_elapsed "$t_start")
+[ -f "$ready" ] || die "no venv at $venv"
+d_venv=$(elapsed "$t_start")
 info "Home Assistant's venv: $venv ($d_venv s to have it ready)"
 
 # --- scratch folder, processes, cleanup -------------------------------------------------------------
@@ -122,8 +122,7 @@ mosquitto -c "$work/mosquitto.conf" > /dev/null 2> "$work/mosquitto.log" &
 pids+=($!)
 # in_log FILE SECONDS REGEX: waits until a line of FILE matches.
 in_log() {
-    local end=$((SECONDS + $2))
-    while [ $SECONDS -lt $end ]; do grep -qE -- "$3" "$1" 2> /dev/null && return 0; sleep 0.05; done
+    wait_until "$2" log_has "$1" "$3" && return 0
     echo "no line matching '$3' in $1 within $2 s; its last lines:"; tail -n 5 "$1"
     return 1
 }
@@ -179,7 +178,7 @@ ha_start() {
     ha_pid=$!
     pids+=($!)
 }
-t_ha=$(vm_now)
+t_ha=$(now)
 ha_start
 
 # --- the two kiosks, started while Home Assistant starts ----------------------------------------
@@ -221,7 +220,7 @@ hc() { python3 "$here/ha_client.py" "$HA" "$@"; }
 # ha_up: Home Assistant's HTTP server answers; else the end of what it printed.
 ha_up() { hc up 120 || { echo "the end of $work/ha-$ha_runs.out:"; tail -n 15 "$work/ha-$ha_runs.out"; return 1; }; }
 must "Home Assistant answers on $HA (GET /api/onboarding, within 120 s)" ha_up
-d_up=$(vm_elapsed "$t_ha")
+d_up=$(elapsed "$t_ha")
 info "Home Assistant's HTTP server up $d_up s after its start"
 HA_TOKEN=$(hc onboard 2> "$work/onboard.err")
 export HA_TOKEN
@@ -244,7 +243,7 @@ for n in $B $P; do
     check "$n: all 13 entities in Home Assistant and available (light, number, 3 buttons, switch, 5 sensors, binary_sensor, camera)" \
         available $n 30
 done
-d_entities=$(vm_elapsed "$t_ha")
+d_entities=$(elapsed "$t_ha")
 info "entities of both kiosks there $d_entities s after Home Assistant's start"
 
 # one_device NODE: the device registry, live (POST /api/template: no websocket needed).
@@ -272,7 +271,7 @@ done
 # --- the states follow the kiosks' state JSON --------------------------------------------------------
 # (What discovery sets, such as supported_color_modes or state_class, is there with the entity:
 # those checks wait 1 s only.)
-t_states=$(vm_now)
+t_states=$(now)
 hw() { hc wait "$@" --recorder "$rec"; }
 for n in $B $P; do
     check "$n: the states follow its state JSON (screen, score, rounds, high score, volume, display, brightness, touch test, touchscreen)" \
@@ -298,12 +297,12 @@ check "$P: last touch shows the time of its (replayed) touch, the state's last_t
 kiosk_says() { $match "$rec" "$2" "$3" "t == 'bubble-kiosk/$1/state' and $4"; }
 # file_is FILE VALUE SECONDS: the fake backlight's file comes to hold VALUE.
 file_is() {
-    local end=$((SECONDS + $3))
-    while [ $SECONDS -lt $end ]; do [ "$(cat "$1")" = "$2" ] && return 0; sleep 0.05; done
+    wait_until "$3" holds "$1" "$2" && return 0
     echo "$1 holds '$(cat "$1")', wanted '$2'"; return 1
 }
-d_states=$(vm_elapsed "$t_states")
-t_cmd=$(vm_now)
+holds() { [ "$(cat "$1")" = "$2" ]; }
+d_states=$(elapsed "$t_states")
+t_cmd=$(now)
 lights="{\"entity_id\": [\"light.${B}_display\", \"light.${P}_display\"]}"
 mark=$(lines "$rec")
 check "light.turn_off (both kiosks): accepted" hc call light turn_off "$lights"
@@ -343,8 +342,10 @@ check "touch test off: Home Assistant shows the switch off" hw 5 "s('switch.${P}
 
 mark=$(lines "$rec") emark=$(lines "$work/$B.err")
 check "button.press $B reload config: accepted" hc call button press "{\"entity_id\": \"button.${B}_reload_config\"}"
-check "reload: $B's log says it reloaded the configuration" \
-    bash -c "for i in \$(seq 100); do tail -n +$((emark + 1)) '$work/$B.err' | grep -q 'reloaded the configuration' && exit 0; sleep 0.05; done; tail -n 5 '$work/$B.err'; exit 1"
+# (the lines read whole first: under pipefail a `grep -q` that stops early fails the pipe)
+reloaded() { grep -q 'reloaded the configuration' <<< "$(tail -n +$((emark + 1)) "$work/$B.err")"; }
+reload_logged() { wait_until 5 reloaded && return 0; tail -n 5 "$work/$B.err"; return 1; }
+check "reload: $B's log says it reloaded the configuration" reload_logged
 tail -n +$((emark + 1)) "$work/$B.err" | grep -E 'reload' | sed 's/^/       log: /'
 check "reload: the volume is the config's again (80, in the state and in Home Assistant)" \
     bash -c "$match '$rec' $mark 5 \"t == 'bubble-kiosk/$B/state' and j['volume'] == 80\" && python3 '$here/ha_client.py' '$HA' wait 5 \"float(s('number.${B}_volume')) == 80\""
@@ -382,17 +383,17 @@ check "SIGTERM: $P exits 0 (got $kiosk_rc)" [ "$kiosk_rc" = 0 ]
 check "SIGTERM: $P's entities unavailable (within 10 s)" hw 10 "all(s(e) == 'unavailable' for e in $(entities $P))"
 kiosk_start $P
 check "started again: $P's entities available (within 15 s)" available $P 15
-d_cmd=$(vm_elapsed "$t_cmd")
+d_cmd=$(elapsed "$t_cmd")
 info "commands and availability took $d_cmd s"
 
 # --- Home Assistant restarted ---------------------------------------------------------------------
-t_restart=$(vm_now)
+t_restart=$(now)
 mark=$(lines "$rec")
 hc call homeassistant restart '{}' > "$work/restart.out" 2>&1   # (the answer may not come: it stops)
 ha_rc=0
-if timeout 60 tail --pid="$ha_pid" -f /dev/null; then wait "$ha_pid" 2> /dev/null || ha_rc=$?; else ha_rc=running; fi
+if wait_until 60 ended "$ha_pid"; then wait "$ha_pid" 2> /dev/null || ha_rc=$?; else ha_rc=running; fi
 check "homeassistant.restart: Home Assistant stops with status 100 (restart asked; got $ha_rc)" [ "$ha_rc" = 100 ]
-d_stop=$(vm_elapsed "$t_restart")
+d_stop=$(elapsed "$t_restart")
 info "Home Assistant stopped $d_stop s after the restart call"
 [ "$ha_rc" = running ] && { kill -KILL "$ha_pid"; wait "$ha_pid" 2> /dev/null; }
 
@@ -433,13 +434,13 @@ for n in $B $P; do
 done
 
 ha_start
-t_ha2=$(vm_now)
+t_ha2=$(now)
 must "restart: Home Assistant answers again (GET /api/ with the token, within 120 s)" ha_up
 for n in $B $P; do
     check "restart: $n's entities are back and available (within 30 s)" available $n 30
 done
-d_restart=$(vm_elapsed "$t_restart")
-info "Home Assistant restarted: $d_restart s from the restart call to every entity back ($(vm_elapsed "$t_ha2") s of it the new start)"
+d_restart=$(elapsed "$t_restart")
+info "Home Assistant restarted: $d_restart s from the restart call to every entity back ($(elapsed "$t_ha2") s of it the new start)"
 # HA says `online` on homeassistant/status once it is up again; each kiosk then sends its 13
 # configs again (live, after that line: no retained copies), at most 10 s later (a kiosk sends
 # them at most once per 10 s, and it sent them on its own new connection not long before).
@@ -488,5 +489,5 @@ check "the kiosks understood every command Home Assistant sent (no \"ignored\" o
 check "no kiosk crashed" bash -c "! grep -HE '$VM_CRASH_RE' '$work'/*.err"
 
 info "time: venv $d_venv s; Home Assistant's HTTP $d_up s and the entities $d_entities s after its start; states $d_states s; commands and availability $d_cmd s; restart $d_restart s (stopped after $d_stop s)"
-echo "ha-test: $VM_PASSED passed, $VM_FAILED failed in $(vm_elapsed "$t_start") s"
+echo "ha-test: $VM_PASSED passed, $VM_FAILED failed in $(elapsed "$t_start") s"
 [ "$VM_FAILED" = 0 ]

@@ -1,22 +1,13 @@
 # Shared helpers for the Tests/fleet scripts (the MQTT test, the Home Assistant test, the fleet
-# bench). Source it after Tests/vm/lib.sh, do not run it.
+# bench). Source it after Tests/vm/lib.sh (the checks, and packaging/lib.sh), do not run it.
 
-# fleet_test_args HELP_LINES "$@": a test's arguments, `BINARY [--keep]`: sets $binary (an
-# absolute path, which must be executable) and $keep; --help prints the script's header lines.
+# fleet_test_args SPEC "$@": a fleet script's arguments, `BINARY [--keep]` and those in SPEC
+# (parse_args's words, '' for none): sets $binary (an absolute path, which must be executable)
+# and $keep.
 fleet_test_args() {
-    local help=$1
-    shift
     binary= keep=0
-    while [ $# -gt 0 ]; do
-        case "$1" in
-            --keep) keep=1; shift ;;
-            -h|--help) sed -n "${help}p" "$0"; exit 0 ;;
-            -*) vm_die "unknown argument: $1" ;;
-            *) binary=$1; shift ;;
-        esac
-    done
-    [ -n "$binary" ] || vm_die "usage: $(basename "$0") BINARY [--keep]"
-    [ -x "$binary" ] || vm_die "no binary at $binary"
+    parse_args "binary --keep:keep=1 $1" "${@:2}"
+    [ -x "$binary" ] || die "no binary at $binary"
     binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
 }
 
@@ -63,6 +54,6 @@ kiosk_rc=
 kiosk_exit() {
     local pid=${kiosk_pid[$1]}
     kiosk_rc=0
-    if ! timeout "$2" tail --pid="$pid" -f /dev/null; then kiosk_rc=running; return; fi
+    if ! wait_until "$2" ended "$pid"; then kiosk_rc=running; return; fi
     wait "$pid" 2> /dev/null || kiosk_rc=$?
 }

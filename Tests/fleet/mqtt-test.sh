@@ -35,12 +35,10 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/lib.sh"
-LOG_TAG=fleet
-
 . "$here/lib.sh"
-fleet_test_args 2,34 "$@"
+fleet_test_args '' "$@"
 for tool in mosquitto mosquitto_sub mosquitto_pub mosquitto_passwd openssl python3; do
-    command -v "$tool" > /dev/null || [ -x "/usr/sbin/$tool" ] || { vm_need_pkgs mosquitto mosquitto-clients openssl python3; break; }
+    command -v "$tool" > /dev/null || [ -x "/usr/sbin/$tool" ] || { need_host_packages mosquitto mosquitto-clients openssl python3; break; }
 done
 export PATH=$PATH:/usr/sbin
 repo=$(cd "$here/../.." && pwd)
@@ -53,7 +51,7 @@ declare -A broker_pid=() kiosk_pid=()
 
 check() { vm_check_show "$@"; }
 info() { echo "info $*"; }
-t_start=$(vm_now)
+t_start=$(now)
 
 # --- helpers ------------------------------------------------------------------------------------
 
@@ -79,19 +77,15 @@ broker_start() {
     pids+=($!)
 }
 broker_running() {
-    local name=$1 i
-    for i in $(seq 50); do
-        # (the line after the latest start)
-        awk '/^--- started/ { up = 0 } / mosquitto version .* running/ { up = 1 } END { exit !up }' "$work/$name.log" && return 0
-        kill -0 "${broker_pid[$name]}" 2> /dev/null || break
-        sleep 0.1
-    done
-    echo "broker $name did not start:"; tail -n 5 "$work/$name.log"
+    wait_until --pid "${broker_pid[$1]}" 5 broker_up "$1" && return 0
+    echo "broker $1 did not start:"; tail -n 5 "$work/$1.log"
     return 1
 }
+# (the line after the latest start)
+broker_up() { awk '/^--- started/ { up = 0 } / mosquitto version .* running/ { up = 1 } END { exit !up }' "$work/$1.log"; }
 broker_stop() {
     kill -TERM "${broker_pid[$1]}" 2> /dev/null
-    timeout 10 tail --pid="${broker_pid[$1]}" -f /dev/null
+    wait_until 10 ended "${broker_pid[$1]}"
 }
 
 # kiosk_conf FILE NODE BROKER [LINE...]: an [mqtt] section (keepalive 5 s) with more lines, then
@@ -125,15 +119,11 @@ pub() { timeout 20 mosquitto_pub -h 127.0.0.1 -p "$BROKER_PORT" "$@"; }
 retained() { sub -t "$1" --retained-only -C 1 -W 2 -F '%p' 2> /dev/null; }
 # wait_retained TOPIC PAYLOAD SECONDS: until TOPIC's retained payload is PAYLOAD.
 wait_retained() {
-    local got= end=$((SECONDS + $3))
-    while [ $SECONDS -lt $end ]; do
-        got=$(retained "$1")
-        [ "$got" = "$2" ] && return 0
-        sleep 0.3
-    done
-    echo "retained on $1: '${got:-nothing}', wanted '$2'"
+    wait_until --every 0.3 "$3" retained_is "$1" "$2" && return 0
+    echo "retained on $1: '$(retained "$1")', wanted '$2'"
     return 1
 }
+retained_is() { [ "$(retained "$1")" = "$2" ]; }
 # retained_has TOPIC TEXT, has_retained TOPIC, no_retained TOPIC
 retained_has() { local got; got=$(retained "$1"); echo "retained: $got"; grep -qF -- "$2" <<< "$got"; }
 has_retained() { [ -n "$(retained "$1")" ]; }
@@ -369,14 +359,14 @@ mark=$(lines "$work/k1.rec")
 pub -t "$prefix/touch_test/set" -m OFF
 check "touch_test/set OFF: the touch test closes" $match "$work/k1.rec" "$mark" 5 "t == '$prefix/state' and j['screen'] != 'touch_test'"
 
+screenshot_retained() {
+    sub -t "$prefix/screenshot" --retained-only -C 1 -W 2 -N -F '%p' > "$work/screenshot.png" 2> /dev/null
+    [ -s "$work/screenshot.png" ]
+}
 screenshot_ok() {
     pub -t "$prefix/screenshot/set" -m PRESS
-    local i
-    for i in $(seq 10); do
-        sleep 0.5
-        sub -t "$prefix/screenshot" --retained-only -C 1 -W 2 -N -F '%p' > "$work/screenshot.png" 2> /dev/null
-        [ -s "$work/screenshot.png" ] && break
-    done
+    sleep 0.5
+    wait_until --every 0.5 25 screenshot_retained
     python3 - "$work/screenshot.png" <<'PY'
 import struct, sys
 data = open(sys.argv[1], "rb").read()
@@ -410,9 +400,9 @@ garbage() {
     yes maybe | head -n 500 | pub -t "$prefix/display/set" -l
     yes OFF | head -n 500 | pub -t "$prefix/nothing/set" -l
 }
-t0=$(vm_now)
+t0=$(now)
 garbage
-info "garbage and the burst of 1000 sent in $(vm_elapsed "$t0") s"
+info "garbage and the burst of 1000 sent in $(elapsed "$t0") s"
 sleep 2
 after=$(settled)
 info "state before: $before"
@@ -450,9 +440,9 @@ check "broker stopped: the kiosk is still running" kill -0 "${kiosk_pid[k1]}"
 broker_start b1 "$p1"
 check "setup: mosquitto started again on the same port" broker_running b1
 recorder k1 "$prefix/#"
-t0=$(vm_now)
+t0=$(now)
 if check "broker back: the kiosk is online again within 40 s" wait_retained "$prefix/availability" online 40; then
-    info "back online $(vm_elapsed "$t0") s after the broker's restart"
+    info "back online $(elapsed "$t0") s after the broker's restart"
 fi
 check "broker back: the state is sent again (retained, valid)" \
     state_retained "$prefix/state"
@@ -536,17 +526,17 @@ info "broker down at start: the log says: $(grep -iE 'mqtt|broker' "$work/k3.err
 broker_start b2 "$p2"
 check "setup: the broker started on 127.0.0.1:$p2" broker_running b2
 BROKER_PORT=$p2
-t0=$(vm_now)
+t0=$(now)
 if check "broker started later: the kiosk connects (online within 40 s)" wait_retained "$prefix3/availability" online 40; then
-    info "online $(vm_elapsed "$t0") s after the broker started"
+    info "online $(elapsed "$t0") s after the broker started"
 fi
 check "broker started later: the state arrives" state_retained "$prefix3/state"
 id3=$(client_id "$work/b2.log" "$prefix3/availability")
 kill -KILL "${kiosk_pid[k3]}"
 wait "${kiosk_pid[k3]}" 2> /dev/null
-t0=$(vm_now)
+t0=$(now)
 if check "SIGKILL: availability 'offline' (retained) by the will" wait_retained "$prefix3/availability" offline 10; then
-    info "offline $(vm_elapsed "$t0") s after SIGKILL"
+    info "offline $(elapsed "$t0") s after SIGKILL"
 fi
 check "SIGKILL: the broker saw the connection end without DISCONNECT (so the will spoke)" \
     bash -c "[ -n '$id3' ] && ! grep -qF 'Received DISCONNECT from $id3' '$work/b2.log' && grep -qE 'Client $id3 (closed its connection|has exceeded timeout)|Socket error on client $id3' '$work/b2.log'"
@@ -583,10 +573,10 @@ kiosk_start k5 "$work/k5.conf" --attract
 kiosk_start k8 "$work/k8.conf" --attract
 tls_retained() { tls_sub "$pki/ca.pem" -t "$1" --retained-only -C 1 -W 2 -F '%p' 2> /dev/null; }
 tls_online() {
-    local end=$((SECONDS + $2))
-    while [ $SECONDS -lt $end ]; do [ "$(tls_retained "$1")" = online ] && return 0; sleep 0.3; done
+    wait_until --every 0.3 "$2" tls_is_online "$1" && return 0
     echo "retained: '$(tls_retained "$1")'"; return 1
 }
+tls_is_online() { [ "$(tls_retained "$1")" = online ]; }
 check "mqtts:// with ca_file = the test CA: online" tls_online bubble-kiosk/fleettls/availability 20
 tls_has_state() { local s; s=$(tls_retained bubble-kiosk/fleettls/state); echo "$s"; state_valid "$s"; }
 check "mqtts://: the state arrives over TLS" tls_has_state
@@ -619,10 +609,10 @@ kiosk_start k6 "$work/k6.conf" --attract
 kiosk_start k7 "$work/k7.conf" --attract
 kiosk_start k10 "$work/k10.conf" --attract
 auth_online() {
-    local end=$((SECONDS + 20))
-    while [ $SECONDS -lt $end ]; do [ "$(auth_retained bubble-kiosk/$1/availability)" = online ] && return 0; sleep 0.3; done
+    wait_until --every 0.3 20 auth_is_online "$1" && return 0
     echo "retained: '$(auth_retained bubble-kiosk/$1/availability)'"; return 1
 }
+auth_is_online() { [ "$(auth_retained "bubble-kiosk/$1/availability")" = online ]; }
 check "username + password_file: online at a broker that wants them" auth_online fleetauth
 check "a password_file with CR LF line ends: online all the same" auth_online fleetcrlf
 sleep 2
@@ -677,10 +667,10 @@ pub -r -n -t "$prefix/restart/set"
 hwm() { awk '/^VmHWM/ { print $2 }' "/proc/${kiosk_pid[k9]}/status"; }
 before=$(hwm)
 head -c 200000000 /dev/zero > "$work/huge.bin"
-t0=$(vm_now)
+t0=$(now)
 timeout 60 mosquitto_pub -h 127.0.0.1 -p "$p6" -t "$prefix/volume/set" -f "$work/huge.bin"
 rm -f "$work/huge.bin"
-info "200 MB published in $(vm_elapsed "$t0") s; the kiosk's peak RSS ${before} kB before"
+info "200 MB published in $(elapsed "$t0") s; the kiosk's peak RSS ${before} kB before"
 head -c 300 /dev/zero | tr '\0' 7 > "$work/small-but-too-long.bin"
 pub -t "$prefix/volume/set" -f "$work/small-but-too-long.bin"
 mark=$(lines "$work/k9.rec")
@@ -727,6 +717,6 @@ kiosk_exit k11 5
 check "a FIFO as ca_file: SIGTERM ends it within 5 s, exit status 0 (got $kiosk_rc)" [ "$kiosk_rc" = 0 ]
 check "no kiosk crashed" bash -c "! grep -lE '$VM_CRASH_RE' '$work'/k*.err"
 
-echo "--- $(vm_elapsed "$t_start") s"
+echo "--- $(elapsed "$t_start") s"
 echo "fleet-test: $VM_PASSED passed, $VM_FAILED failed"
 [ "$VM_FAILED" = 0 ]

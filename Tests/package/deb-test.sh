@@ -12,14 +12,14 @@
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-deb=${1:?usage: deb-test.sh PACKAGE.deb}
-[ -f "$deb" ] || { echo "deb-test: no package at $deb" >&2; exit 2; }
-deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
+. "$(dirname "$0")/lib.sh"
+LOG_TAG=deb-test
+parse_args 'package' "$@"
+[ -f "$package" ] || die "no package at $package"
+deb=$(cd "$(dirname "$package")" && pwd)/$(basename "$package")
 work=$(mktemp -d /tmp/deb-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 max_exposure=2.0
-
-. "$(dirname "$0")/lib.sh"
 
 field() { dpkg-deb -f "$deb" "$1"; }
 version=$(cat "$repo/VERSION")
@@ -32,7 +32,6 @@ lib_file() { ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }'; }
 lib_package() { dpkg -S "$(readlink -f "$1")" 2>/dev/null || dpkg -S "$1" 2>/dev/null; }
 if [ "$(field Architecture)" = arm64 ] && [ "$arch" != arm64 ]; then
     arch=arm64
-    . "$repo/packaging/arm64/lib.sh"
     eval "$("$repo/packaging/arm64/toolchain.sh")"
     need_host_packages qemu-user-static
     run_binary() { qemu-aarch64-static -L "$TOOLCHAIN" "$work/root/usr/bin/bubble-kiosk" "$@"; }

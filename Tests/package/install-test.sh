@@ -9,12 +9,11 @@
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 keep=0
-[ "${1:-}" = --keep ] && keep=1
+parse_args '--keep:keep=1' "$@"
 work=$(mktemp -d /tmp/install-test.XXXXXX)
 [ $keep = 1 ] || trap 'rm -rf "$work"' EXIT
-
-. "$(dirname "$0")/lib.sh"
 mk() { make -s -C "$repo" --no-print-directory "$@"; }
 has_line() { grep -qxF -- "$2" "$1"; }
 

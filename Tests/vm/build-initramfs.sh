@@ -15,38 +15,28 @@
 #
 # Always included: busybox (all applets), the modules drm drm_kms_helper ttm drm_ttm_helper
 # drm_vram_helper bochs uinput evdev (loaded in that order with insmod), evemu-device,
-# evemu-play, evemu-event, evemu-describe, the guest helpers vm-screendump and vm-head, and the
-# scenarios' shared shell functions (guest-lib.sh) as /usr/lib/vm-guest.sh.
+# evemu-play, evemu-event, evemu-describe, the guest helpers vm-screendump and vm-head (both
+# through vm-ask), and the scenarios' shared shell functions (guest-lib.sh) as
+# /usr/lib/vm-guest.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out= scenario= moddir= fonts=1
 binaries=() files=() modules=(drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs uinput evdev)
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --out) out=$2; shift 2 ;;
-        --scenario) scenario=$2; shift 2 ;;
-        --binary) binaries+=("$2"); shift 2 ;;
-        --file) files+=("$2"); shift 2 ;;
-        --module) modules+=("$2"); shift 2 ;;
-        --no-fonts) fonts=0; shift ;;
-        --moddir) moddir=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
-[ -n "$out" ] || vm_die "--out FILE is required"
-[ -n "$scenario" ] && [ -f "$scenario" ] || vm_die "--scenario SCRIPT is required (got '${scenario}')"
+parse_args '--out=out --scenario=scenario --binary+=binaries --file+=files --module+=modules --no-fonts:fonts=0
+    --moddir=moddir' "$@"
+[ -n "$out" ] || die "--out FILE is required"
+[ -n "$scenario" ] && [ -f "$scenario" ] || die "--scenario SCRIPT is required (got '${scenario}')"
 
-start=$(vm_now)
+start=$(now)
 pkgs=(busybox-static evemu-tools libc-bin gzip)
 [ $fonts = 1 ] && pkgs+=(fonts-dejavu-core)
-vm_need_pkgs "${pkgs[@]}"
+need_host_packages "${pkgs[@]}"
 if [ -z "$moddir" ]; then
     eval "$("$VM_DIR/kernel.sh")"
     moddir=$MODDIR
 fi
-[ -d "$moddir/kernel" ] || vm_die "no kernel modules in $moddir"
+[ -d "$moddir/kernel" ] || die "no kernel modules in $moddir"
 
 root=$(mktemp -d /tmp/vm-initramfs.XXXXXX)
 # mktemp makes the folder 0700; as the guest's / it must let every user in.
@@ -59,7 +49,7 @@ mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,usr/bin,usr/local/bin,l
 # put SRC DEST: copies a file (following symlinks) or a directory to DEST inside the image.
 put() {
     local src=$1 dest=$2
-    [ -e "$src" ] || vm_die "missing: $src"
+    [ -e "$src" ] || die "missing: $src"
     mkdir -p "$root$(dirname "$dest")"
     if [ -d "$src" ]; then
         mkdir -p "$root$dest"
@@ -81,7 +71,7 @@ put_libs() {
     missing=$(ldd "$1" | grep 'not found' || true)
     if [ -n "$missing" ]; then
         echo "$missing" >&2
-        vm_die "unresolved libraries for $1"
+        die "unresolved libraries for $1"
     fi
 }
 file_is_dynamic() {
@@ -103,7 +93,7 @@ for spec in ${binaries[@]+"${binaries[@]}"}; do
     put_libs "$src"
 done
 for spec in ${files[@]+"${files[@]}"}; do
-    [ "$spec" != "${spec%%:*}" ] || vm_die "--file wants SRC:DEST, got $spec"
+    [ "$spec" != "${spec%%:*}" ] || die "--file wants SRC:DEST, got $spec"
     put "${spec%%:*}" "${spec#*:}"
     [ -f "${spec%%:*}" ] && put_libs "${spec%%:*}"
 done
@@ -128,7 +118,7 @@ fi
 
 # A loader cache for whatever library folders were copied (the Swift runtime's, too).
 find "$root" -name '*.so*' -type f -printf '%h\n' | sed "s|^$root||" | sort -u > "$root/etc/ld.so.conf"
-ldconfig -r "$root" 2>/dev/null || vm_log "ldconfig -r failed (libraries are still found by path)"
+ldconfig -r "$root" 2>/dev/null || log "ldconfig -r failed (libraries are still found by path)"
 
 # --- kernel modules, dependencies first -------------------------------------------------
 
@@ -151,7 +141,7 @@ add_module() {
     local name=${1//-/_} dep f
     [ -n "${loaded[$name]:-}" ] && return 0
     f=${modpath[$name]:-}
-    [ -n "$f" ] || vm_die "kernel module $name not found under $moddir (built in?)"
+    [ -n "$f" ] || die "kernel module $name not found under $moddir (built in?)"
     loaded[$name]=1
     for dep in $(modinfo_field "$f" depends | tr ',' ' '); do add_module "$dep"; done
     case "$f" in
@@ -172,6 +162,30 @@ chmod +x "$root/scenario"
 # Every scenario sources this (wait_for, new_device, finish...), so it goes in every image.
 put "$VM_DIR/guest-lib.sh" /usr/lib/vm-guest.sh
 
+# The host answers both helpers' requests on ttyS1 ("VM-ACK KEY ok|fail"): vm-ask waits for it.
+cat > "$root/usr/bin/vm-ask" <<'SH'
+#!/bin/sh
+# vm-ask KEY SECONDS REQUEST TIMEOUT-LINE: writes the REQUEST line to the console for the host
+# and waits (SECONDS) for its answer "VM-ACK KEY ok|fail" on ttyS1, which is open before the
+# request goes out, so no answer is missed. Exit 0 on ok, 1 on fail or, after writing
+# TIMEOUT-LINE, when no answer came.
+key=$1 wait=$2
+exec 3<>/dev/ttyS1
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+echo "$3" > /dev/console
+end=$(( $(cut -d. -f1 /proc/uptime) + wait ))
+while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+    read -t 1 -r word what status <&3 || continue
+    [ "$word $what" = "VM-ACK $key" ] || continue
+    exec 3<&-
+    [ "$status" = ok ]
+    exit
+done
+echo "$4" > /dev/console
+exit 1
+SH
+chmod +x "$root/usr/bin/vm-ask"
+
 cat > "$root/usr/bin/vm-screendump" <<'SH'
 #!/bin/sh
 # vm-screendump [--head N] NAME [TIMEOUT]: asks the host for a QMP screendump (saved as NAME.ppm)
@@ -183,19 +197,7 @@ if [ "$1" = --head ]; then head=$2; shift 2; fi
 name=$1 wait=${2:-20}
 case "$name" in ''|*[!A-Za-z0-9_.-]*) echo "vm-screendump: bad name '$name'" >&2; exit 2 ;; esac
 case "$head" in *[!0-9]*) echo "vm-screendump: bad head '$head'" >&2; exit 2 ;; esac
-exec 3<>/dev/ttyS1
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-echo "VM-SCREENDUMP $name${head:+ $head}" > /dev/console
-end=$(( $(cut -d. -f1 /proc/uptime) + wait ))
-while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
-    read -t 1 -r word what status <&3 || continue
-    [ "$word $what" = "VM-ACK $name" ] || continue
-    exec 3<&-
-    [ "$status" = ok ]
-    exit
-done
-echo "VM-SCREENDUMP-TIMEOUT $name" > /dev/console
-exit 1
+exec vm-ask "$name" "$wait" "VM-SCREENDUMP $name${head:+ $head}" "VM-SCREENDUMP-TIMEOUT $name"
 SH
 chmod +x "$root/usr/bin/vm-screendump"
 
@@ -208,19 +210,7 @@ cat > "$root/usr/bin/vm-head" <<'SH'
 head=$1 size=$2 wait=${3:-20}
 case "$head" in ''|*[!0-9]*) echo "vm-head: bad head '$head'" >&2; exit 2 ;; esac
 case "$size" in off|[1-9]*x[1-9]*) ;; *) echo "vm-head: bad size '$size' (WxH or off)" >&2; exit 2 ;; esac
-exec 3<>/dev/ttyS1
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-echo "VM-HEAD $head $size" > /dev/console
-end=$(( $(cut -d. -f1 /proc/uptime) + wait ))
-while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
-    read -t 1 -r word what status <&3 || continue
-    [ "$word $what" = "VM-ACK head-$head" ] || continue
-    exec 3<&-
-    [ "$status" = ok ]
-    exit
-done
-echo "VM-HEAD-TIMEOUT $head" > /dev/console
-exit 1
+exec vm-ask "head-$head" "$wait" "VM-HEAD $head $size" "VM-HEAD-TIMEOUT $head"
 SH
 chmod +x "$root/usr/bin/vm-head"
 
@@ -256,4 +246,4 @@ chmod +x "$root/init"
 mkdir -p "$(dirname "$out")"
 ( cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null ) | gzip -6 > "$out.tmp"
 mv "$out.tmp" "$out"
-vm_log "initramfs $out: $(du -h "$out" | cut -f1), modules: ${order[*]} ($(vm_elapsed "$start") s)"
+log "initramfs $out: $(du -h "$out" | cut -f1), modules: ${order[*]} ($(elapsed "$start") s)"

@@ -19,17 +19,7 @@ set -euo pipefail
 rebuild=0
 with=
 arch=amd64 suite=
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --rebuild) rebuild=1 ;;
-        --with) [ $# -ge 2 ] || vm_die "--with needs a package list"; with=$2; shift ;;
-        --arch) [ "${2:-}" = arm64 ] || vm_die "--arch takes arm64"; arch=arm64; shift ;;
-        --suite) [ "${2:-}" = trixie ] || vm_die "--suite takes trixie"; suite=trixie; shift ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-    shift
-done
+parse_args '--rebuild:rebuild=1 --with=with --arch=arch(arm64) --suite=suite(trixie)' "$@"
 
 SUITE=bookworm
 [ $arch = amd64 ] || SUITE=trixie
@@ -44,7 +34,7 @@ PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,libmo
 # The arm64 package's Depends as Debian 13 names them, so that a root made ahead of the package
 # (Tests/arm64/prepare.sh, while other tests run) is the one the boot test asks for. Should the
 # Depends change, the boot test's --with makes another root: slower, never wrong.
-[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libsndfile1,libsqlite3-0,libstdc++6,libsystemd0,libudev1
+[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libpixman-1-0,libsndfile1,libsqlite3-0,libssl3t64,libstdc++6,libsystemd0,libudev1
 PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
 MIRROR=$(debian_mirror)
@@ -64,17 +54,10 @@ if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
     exit 0
 fi
 
-vm_need_pkgs debootstrap
 [ $arch = amd64 ] || vm_binfmt_aarch64
-start=$(vm_now)
-vm_log "debootstrap $SUITE $arch from $MIRROR (packages: $PACKAGES)"
-remove_tree "$root"
-remove_tree "$root.partial"
-if ! debootstrap --arch="$arch" --variant=minbase --include="$PACKAGES" "$SUITE" "$root.partial" "$MIRROR" \
-        > "$base/debootstrap-$name.log" 2>&1; then
-    tail -n 20 "$base/debootstrap-$name.log" >&2
-    vm_die "debootstrap failed (log: $base/debootstrap-$name.log)"
-fi
+start=$(now)
+log "debootstrap $SUITE $arch from $MIRROR (packages: $PACKAGES)"
+debootstrap_partial "$root" "$base/debootstrap-$name.log" "$SUITE" --arch="$arch" --variant=minbase --include="$PACKAGES"
 # Smaller copies and initramfs images: no docs, manuals, translations or package caches.
 rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cache/apt/*.bin \
     "$root.partial"/var/cache/apt/archives/*.deb "$root.partial"/var/lib/apt/lists/*_Packages
@@ -84,5 +67,5 @@ mv "$root.partial" "$root"
 for old in "$base/$name"-*; do
     [ -d "$old" ] && [ "$old" != "$root" ] && remove_tree "$old"
 done
-vm_log "debian root ready in $(vm_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
+log "debian root ready in $(elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
 echo "ROOT=$root"

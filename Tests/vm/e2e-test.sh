@@ -21,104 +21,75 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} binary= verbose=--quiet seed=7 pops=4
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --binary) binary=$2; shift 2 ;;
-        --workdir) work=$2; shift 2 ;;
-        --verbose) verbose=; export VM_VERBOSE=1; shift ;;
-        --seed) seed=$2; shift 2 ;;
-        --pop) pops=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
-case "$seed$pops" in *[!0-9]*) vm_die "--seed and --pop take numbers" ;; esac
-[ "$pops" -ge 1 ] && [ "$pops" -le 8 ] || vm_die "--pop takes 1..8 (some bubbles must stay on screen)"
+seed=7 pops=4
+vm_test_args '--seed=seed --pop=pops' "$@"
+case "$seed$pops" in *[!0-9]*) die "--seed and --pop take numbers" ;; esac
+[ "$pops" -ge 1 ] && [ "$pops" -le 8 ] || die "--pop takes 1..8 (some bubbles must stay on screen)"
 work=$(vm_workdir "$work" e2e)
-t0=$(vm_now)
+t0=$(now)
 
-vm_need_pkgs python3 gcc libc6-dev libdrm-dev pkg-config
+need_host_packages python3 gcc libc6-dev libdrm-dev pkg-config
 "$VM_DIR/kernel.sh" > /dev/null
-t_kernel=$(vm_elapsed "$t0")
+t_kernel=$(elapsed "$t0")
 
 binary=$(vm_kiosk_binary "$binary")
-t_build=$(vm_elapsed "$t0")
+t_build=$(elapsed "$t0")
 
 # --- what the guest plays and what the host expects, from the binary under test -----------
 # One config for both sides: the VM's connector reports 320x200 mm (4 px/mm), and this says so
 # explicitly so `state` on the host lays out exactly the kiosk's round; no demo round.
-gen=$work/test
-rm -rf "$gen"
-mkdir -p "$gen"
-bubbles() { python3 "$VM_DIR/e2e/bubbles.py" "$@"; }
-events() { grep '^E:' "$1"; }           # evemu-play's part of a recording
-header() { sed '/^E:/,$d' "$1"; }       # evemu-device's part
+vm_test_dir "$seed"
 unplug_pops=2                           # device B pops bubbles 0..1 after A was cut mid-drag
-printf 'SEED=%s\n' "$seed" > "$gen/params"
-: > "$work/expected.sh"
 for r in 0 90 180 270; do
     case $r in 90|270) size=800x1280 ;; *) size=1280x800 ;; esac
     printf '[display]\npx_per_mm = 4\nrotation = %s\n\n[attract]\ndemo = false\n' "$r" > "$gen/rot$r.conf"
     "$binary" state --seed "$seed" --size $size --config "$gen/rot$r.conf" > "$work/rot$r.state.json"
-    "$binary" round-recording --seed "$seed" --size $size --config "$gen/rot$r.conf" --pop "$pops" \
-        --rotation $r > "$work/rot$r-pop.evemu"
-    events "$work/rot$r-pop.evemu" > "$gen/rot$r-pop.events"
-    header "$work/rot$r-pop.evemu" > "$work/rot$r.desc"
-    bubbles expect "$work/rot$r.state.json" "$pops" | sed "s/^/rot${r}_/" >> "$work/expected.sh"
+    vm_recording "rot$r-pop" --seed "$seed" --size $size --config "$gen/rot$r.conf" --pop "$pops" --rotation $r
+    vm_header "$work/rot$r-pop.evemu" > "$work/rot$r.desc"
+    vm_expect "rot$r" "$work/rot$r.state.json" "$pops"
 done
-header "$work/rot0-pop.evemu" > "$gen/touch.desc"
+vm_header "$work/rot0-pop.evemu" > "$gen/touch.desc"
 sed 's/^N: .*/N: bubble-kiosk second touchscreen/' "$gen/touch.desc" > "$gen/touch-b.desc"
 # Rotation 0 goes on to clear the round: the whole round's recording minus what was played.
 "$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" > "$work/rot0-all.evemu"
-events "$work/rot0-all.evemu" > "$work/rot0-all.events"
+vm_events "$work/rot0-all.evemu" > "$work/rot0-all.events"
 n=$(wc -l < "$gen/rot0-pop.events")
 tail -n +$((n + 1)) "$work/rot0-all.events" > "$gen/rot0-rest.events"
 total=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["bubbles"]))' "$work/rot0.state.json")
-bubbles expect "$work/rot0.state.json" "$total" | sed 's/^/all_/' >> "$work/expected.sh"
+vm_expect all "$work/rot0.state.json" "$total"
 # Unplug: Start on A, then a drag along a swipe bubble's arrow that never lifts (A is unplugged
 # meanwhile: the cut drag must not pop it), then B pops bubbles 0..1.
-dragged=$(bubbles pick-drag "$work/rot0.state.json" $unplug_pops)
-"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop 0 > "$work/unplug-start.evemu"
-events "$work/unplug-start.evemu" > "$gen/unplug-start.events"
-bubbles drag "$work/rot0.state.json" "$dragged" 0 > "$gen/unplug-drag.events"
+dragged=$(vm_bubbles pick-drag "$work/rot0.state.json" $unplug_pops)
+vm_recording unplug-start --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop 0
+vm_bubbles drag "$work/rot0.state.json" "$dragged" 0 > "$gen/unplug-drag.events"
 # The same drag lifted where the guest cuts it (1 s in), replayed on the host: it is a swipe
 # that pops the bubble, so the cut drag not popping it means something.
 { cat "$gen/touch.desc"; awk '$2 <= 1.0' "$gen/unplug-drag.events"
   printf 'E: 1.016000 0003 0039 -1\nE: 1.016000 0001 014a 0\nE: 1.016000 0000 0000 0\n'; } > "$work/unplug-lifted.evemu"
 "$binary" play "$work/unplug-lifted.evemu" --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" \
     > "$work/unplug-lifted.json" || true
-"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop $unplug_pops --no-start \
-    > "$work/unplug-b.evemu"
-events "$work/unplug-b.evemu" > "$gen/unplug-b.events"
-bubbles expect "$work/rot0.state.json" $unplug_pops | sed 's/^/unplug_/' >> "$work/expected.sh"
+vm_recording unplug-b --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop $unplug_pops --no-start
+vm_expect unplug "$work/rot0.state.json" $unplug_pops
 # VT switching: after the switches, a touch pops bubble 0. drmcheck (the selftest's DRM client)
 # is the other program that takes DRM master while the kiosk is switched away.
-"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop 1 --no-start \
-    > "$work/vt-pop.evemu"
-events "$work/vt-pop.evemu" > "$gen/vt-pop.events"
-bubbles expect "$work/rot0.state.json" 1 | sed 's/^/vt_/' >> "$work/expected.sh"
+vm_recording vt-pop --seed "$seed" --size 1280x800 --config "$gen/rot0.conf" --pop 1 --no-start
+vm_expect vt "$work/rot0.state.json" 1
 gcc -O2 -Wall -o "$work/drmcheck" "$VM_DIR/selftest/drmcheck.c" $(pkg-config --cflags --libs libdrm)
 . "$work/expected.sh"
-t_gen=$(vm_elapsed "$t0")
+t_gen=$(elapsed "$t0")
 
 vm_test_files "$gen"/*
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$VM_DIR/e2e/scenario.sh" \
     --binary "$binary" --binary "$work/drmcheck" "${VM_FILES[@]}"
-t_initrd=$(vm_elapsed "$t0")
+t_initrd=$(elapsed "$t0")
 
 out=$work/out
 vm_boot "$work/initrd.gz" "$out" 270 $verbose
-t_vm=$(vm_elapsed "$t0")
+t_vm=$(elapsed "$t0")
 
 # --- assertions (vm_check and friends: lib.sh) ----------------------------------------------
-# status_is CHECKPOINT REGEX: the status line the guest reported at that checkpoint matches.
-status_is() { grep -E "^E2E-STATUS $1 " "$VM_LOG" | tail -n1 | grep -qE -- "$2"; }
-# shown NAME STATE ROTATION POPPED-IDS: bubbles.py check on a screendump.
-shown() { bubbles check "$out/$1.ppm" "$2" "$3" --popped "$4"; }
-exited_ok() { vm_has "^E2E-EXIT $1 rc=0"; }
+VM_TAG=E2E
 no_crash() { vm_no_crash "$1" 'restoring the screen'; }   # a failed restore counts too
-first_ids() { seq -s, 0 $(($1 - 1)); }
 display_re='drm:/dev/dri/card0:Virtual-1:1280x800@75'
 touch_re='input: using /dev/input/event[0-9]+ "bubble-kiosk virtual touchscreen" \(multi-touch protocol B, 10 slots\)'
 
@@ -136,7 +107,7 @@ vm_check "host: the round has a drag bubble, which rot0's rest drags into the go
              grep -qE '\"popped\":true,\"taps_left\":0,\"kind\":\"drag\"'"
 vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
 vm_check "all kernel modules loaded" vm_modules_loaded
-vm_check "no step timed out in the guest" bash -c "! grep -q '^E2E-WAIT' '$VM_LOG'"
+vm_check "no step timed out in the guest" vm_no_wait
 
 for r in 0 90 180 270; do
     eval "score=\$rot${r}_SCORE left=\$rot${r}_REMAINING all=\$rot${r}_TOTAL"
@@ -146,15 +117,15 @@ for r in 0 90 180 270; do
         vm_in_order "rot$r" "^bubble-kiosk: display $display_re$rot_re, input evdev"
     vm_check "rot$r: the uinput touchscreen is used" vm_in_order "rot$r" "$touch_re"
     vm_check "rot$r: Start tapped, $pops bubbles popped: screen=playing score=$score bubbles=$left/$all" \
-        status_is "rot$r-mid" "screen=playing score=$score bubbles=$left/$all input=evdev:all\(1\) display=$display_re$rot_re "
+        vm_status_is "rot$r-mid" "screen=playing score=$score bubbles=$left/$all input=evdev:all\(1\) display=$display_re$rot_re "
     vm_check "rot$r: the screen is the game, not the text console" vm_dump "rot$r-mid" --expect graphics
     vm_check_show "rot$r: the $left bubbles left are drawn where state puts them (mapped for rotation $r), the $pops popped ones are gone" \
-        shown "rot$r-mid" "$work/rot$r.state.json" $r "$(first_ids "$pops")"
+        vm_shown "rot$r-mid" "$work/rot$r.state.json" $r "$(vm_first_ids "$pops")"
     vm_check_show "rot$r: the goal basket is drawn where state puts it" \
-        bubbles goal "$out/rot$r-mid.ppm" "$work/rot$r.state.json" $r
+        vm_bubbles goal "$out/rot$r-mid.ppm" "$work/rot$r.state.json" $r
     if [ $r = 0 ]; then
         vm_check "rot0: the rest popped too: screen=round-over score=$all_SCORE (with the 50 bonus) bubbles=0/$all_TOTAL" \
-            status_is rot0-end "screen=round-over score=$all_SCORE bubbles=0/$all_TOTAL "
+            vm_status_is rot0-end "screen=round-over score=$all_SCORE bubbles=0/$all_TOTAL "
         vm_check "rot0: the round-over screen is shown" vm_dump rot0-end --expect graphics
     fi
     vm_check "rot$r: SIGTERM stops it with exit 0 and latency samples" \
@@ -167,14 +138,14 @@ vm_check "unplug: device A's tap starts a round" \
 vm_check "unplug: unplugged mid-drag, the device is released" \
     vm_in_order unplug 'screen=playing' 'input: /dev/input/event[0-9]+ gone \((unplugged|node removed)\); device 0 released'
 vm_check "unplug: status lines go on without a touchscreen (score 0, no bubble popped by the cut drag)" \
-    status_is unplug-none "screen=playing score=0 bubbles=$all_TOTAL/$all_TOTAL input=evdev:all\(0\)"
+    vm_status_is unplug-none "screen=playing score=0 bubbles=$all_TOTAL/$all_TOTAL input=evdev:all\(0\)"
 vm_check "unplug: device B is used" \
     vm_in_order unplug 'gone \(' 'input: using /dev/input/event[0-9]+ "bubble-kiosk second touchscreen"'
 vm_check "unplug: B's pops count: screen=playing score=$unplug_SCORE bubbles=$unplug_REMAINING/$unplug_TOTAL" \
-    status_is unplug-end "screen=playing score=$unplug_SCORE bubbles=$unplug_REMAINING/$unplug_TOTAL input=evdev:all\(1\)"
+    vm_status_is unplug-end "screen=playing score=$unplug_SCORE bubbles=$unplug_REMAINING/$unplug_TOTAL input=evdev:all\(1\)"
 vm_check_show "unplug: bubbles 0-$((unplug_pops - 1)) gone, the rest (bubble $dragged, dragged when A went away, too) still shown" \
-    shown unplug-end "$work/rot0.state.json" 0 "$(first_ids $unplug_pops)"
-vm_check "unplug: exits 0 on SIGTERM" exited_ok unplug
+    vm_shown unplug-end "$work/rot0.state.json" 0 "$(vm_first_ids $unplug_pops)"
+vm_check "unplug: exits 0 on SIGTERM" vm_exited_ok unplug
 vm_check "unplug: no crash" no_crash unplug
 
 # frames_at CHECKPOINT: the frame count in the status line reported there.
@@ -194,7 +165,7 @@ stolen() { vt_is away-steal tty2 && vt_is back-stolen tty1 && vm_in_order drmche
 start_screen='--region 0,0,100%,100%=141F33@0.9'   # the start screen: background, the title and button
 
 vm_check "vt: tty1 is the foreground VT at boot" vt_is boot tty1
-vm_check "vt: the kiosk starts on tty1 and shows the start screen" status_is vt-start 'screen=start '
+vm_check "vt: the kiosk starts on tty1 and shows the start screen" vm_status_is vt-start 'screen=start '
 vm_check "vt: chvt 2 completes (the kiosk let go of tty1)" vt_is away-idle tty2
 vm_check "vt: switched away, the console shows, not the game" vm_dump vt-away-idle --expect console
 vm_check "vt: chvt 1 completes" vt_is back-idle tty1
@@ -203,7 +174,7 @@ vm_check "vt: back at rest, the start screen is on screen again (repainted in fu
 vm_check "vt: exactly one frame for the way back at rest (frames $(frames_at vt-start) -> $(frames_at vt-back-idle))" \
     one_more_frame vt-start vt-back-idle
 vm_check "vt: away, a tap on Start still plays (the game goes on): screen=playing" \
-    status_is vt-away-1 'screen=playing score=0 '
+    vm_status_is vt-away-1 'screen=playing score=0 '
 vm_check "vt: away, no frame is drawn (frames $(frames_at vt-back-idle), $(frames_at vt-away-1), $(frames_at vt-away-2))" \
     no_frames_away
 vm_check "vt: away, the kiosk sleeps ($(away_wakeups) wake-ups in a second, at most 4)" \
@@ -212,10 +183,10 @@ vm_check "vt: away while playing, the console shows" vm_dump vt-away --expect co
 vm_check "vt: chvt 1 completes again" vt_is back tty1
 vm_check "vt: back, frames are drawn again" more_frames vt-away-2 vt-back
 vm_check_show "vt: back, the round started while away is on screen in full (all bubbles where state puts them)" \
-    shown vt-back "$work/rot0.state.json" 0 ""
+    vm_shown vt-back "$work/rot0.state.json" 0 ""
 vm_check "vt: after the switches a touch pops bubble 0: score=$vt_SCORE bubbles=$vt_REMAINING/$vt_TOTAL" \
-    status_is vt-pop "screen=playing score=$vt_SCORE bubbles=$vt_REMAINING/$vt_TOTAL input=evdev:all\(1\)"
-vm_check_show "vt: bubble 0 gone on screen, the rest shown" shown vt-pop "$work/rot0.state.json" 0 0
+    vm_status_is vt-pop "screen=playing score=$vt_SCORE bubbles=$vt_REMAINING/$vt_TOTAL input=evdev:all\(1\)"
+vm_check_show "vt: bubble 0 gone on screen, the rest shown" vm_shown vt-pop "$work/rot0.state.json" 0 0
 vm_check "vt: drmcheck took DRM master while the kiosk was away, then tty1 came back" stolen
 vm_check "vt: back on tty1 while drmcheck is master: drmcheck's picture stays (red|blue)" \
     vm_dump vt-stolen --expect graphics --at 25%,50%=FF0000 --at 75%,50%=0000FF
@@ -223,8 +194,8 @@ vm_check "vt: the kiosk is refused master and says the display is lost" \
     vm_in_order vt 'display lost: .*drmSetMaster'
 vm_check "vt: drmcheck gone, the kiosk retries, gets master back and draws" more_frames vt-stolen vt-recovered
 vm_check_show "vt: recovered, the game is on screen in full again (bubble 0 still popped)" \
-    shown vt-recovered "$work/rot0.state.json" 0 0
-vm_check "vt: exits 0 on SIGTERM" exited_ok vt
+    vm_shown vt-recovered "$work/rot0.state.json" 0 0
+vm_check "vt: exits 0 on SIGTERM" vm_exited_ok vt
 vm_check "vt: no crash, no restore error" no_crash vt
 vm_check "vt: tty1 is the foreground VT after the run" vt_is after tty1
 vm_check "sleep: asleep (schedule) right after the first frame: screen off" \
@@ -232,7 +203,7 @@ vm_check "sleep: asleep (schedule) right after the first frame: screen off" \
 vm_check "sleep: devices reads the connector's DPMS back through libdrm: off" \
     vm_has '^SLEEPDEV1\|       power \(DPMS\): off'
 vm_check "sleep: the status line says so: screen=start ... display_state=asleep" \
-    status_is sleep-1 'screen=start .*display_state=asleep'
+    vm_status_is sleep-1 'screen=start .*display_state=asleep'
 vm_check "sleep: no frame drawn while asleep (frames $(frames_at sleep-1), $(frames_at sleep-2))" \
     same_frames sleep-1 sleep-2
 vm_check "sleep: a tap wakes it" vm_in_order sleep 'display asleep' 'display awake \(a touch; it is not played\)'

@@ -19,30 +19,40 @@ show() { sed "s/^/$1| /" "$2"; }
 # (VM_WAIT_SCALE), because a wait ends as soon as it is met and its limit only matters when
 # something is broken, while a loaded CI host can make a kiosk's cold start take seconds.
 VM_WAIT_SCALE=3
+# While VM_WAIT_PID names a process (the kiosk a part of a scenario watches), waits give up as
+# soon as it has ended: its log will not change any more. finish clears it.
+VM_WAIT_PID=
 
-# wait_for FILE REGEX SECONDS: until a line of FILE matches (extended regex). On timeout it
-# says "$VM_TAG-WAIT timeout: ..." and returns 1.
-wait_for() {
-    _vm_n=0
-    until grep -qE "$2" "$1" 2>/dev/null; do
+# poll SECONDS WHAT COMMAND...: runs COMMAND every 0.1 s until it succeeds. On timeout, or once
+# $VM_WAIT_PID has ended (after one more try), it says "$VM_TAG-WAIT timeout: WHAT" (or
+# "exited: WHAT") and returns 1.
+poll() {
+    _vm_n=0 _vm_limit=$(($1 * 10 * VM_WAIT_SCALE)) _vm_what=$2
+    shift 2
+    until "$@"; do
+        if [ -n "$VM_WAIT_PID" ] && ! kill -0 "$VM_WAIT_PID" 2>/dev/null; then
+            "$@" && return 0
+            say WAIT "exited (pid $VM_WAIT_PID): $_vm_what"; return 1
+        fi
         _vm_n=$((_vm_n + 1))
-        [ $_vm_n -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: '$2' in $1"; return 1; }
+        [ $_vm_n -gt $_vm_limit ] && { say WAIT "timeout: $_vm_what"; return 1; }
         sleep 0.1
     done
 }
 
-# count FILE REGEX: matching lines so far.
-count() { grep -cE "$2" "$1" 2>/dev/null || true; }
+# has FILE REGEX: a line of FILE matches (extended regex).
+has() { grep -qE "$2" "$1" 2>/dev/null; }
+
+# count FILE REGEX: matching lines so far (0 while FILE does not exist, so a wait_more from
+# there waits for its first line).
+count() { if [ -e "$1" ]; then grep -cE "$2" "$1" || true; else echo 0; fi; }
+
+# wait_for FILE REGEX SECONDS: until a line of FILE matches.
+wait_for() { poll "$3" "'$2' in $1" has "$1" "$2"; }
 
 # wait_more FILE REGEX N SECONDS: until more than N lines of FILE match.
-wait_more() {
-    _vm_n=0
-    while [ "$(count "$1" "$2")" -le "$3" ]; do
-        _vm_n=$((_vm_n + 1))
-        [ $_vm_n -gt $(($4 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $3 of '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
+wait_more() { poll "$4" "more than $3 of '$2' in $1" _vm_more "$1" "$2" "$3"; }
+_vm_more() { [ "$(count "$1" "$2")" -gt "$3" ]; }
 
 # new_device NAME DESC: a uinput device made by evemu-device from the description DESC, kept
 # running in the background (it lives until it is killed: see unplug). Sets dev_pid and
@@ -62,11 +72,13 @@ unplug() {
 }
 
 # finish RUN: stops the program started as $kiosk_pid with output in /tmp/RUN.log (SIGTERM,
-# unless it has ended already), says "$VM_TAG-EXIT RUN rc=N" and shows the log as "RUN| ...".
+# unless it has ended already), says "$VM_TAG-EXIT RUN rc=N", clears VM_WAIT_PID and shows the
+# log as "RUN| ...".
 finish() {
     if kill -0 "$kiosk_pid" 2>/dev/null; then kill -TERM "$kiosk_pid"; fi
     wait "$kiosk_pid"
     say EXIT "$1 rc=$?"
+    VM_WAIT_PID=
     show "$1" "/tmp/$1.log"
 }
 

@@ -8,7 +8,7 @@
 #   --workdir DIR   generated files, initramfs, serial logs, screendumps (default: /tmp/vm-hotplug.*)
 #   --binary PATH   test this bubble-kiosk (default: `make release`); it runs on the host too, to
 #                   print the round and the taps part c plays
-#   --verbose       echo the guest's serial console while it runs
+#   --verbose       echo the guest's serial console while it runs, and every check's details
 #   --seed N        part c's round (default 7)
 # Two boots:
 #   one screen (-vga std, bochs-drm, Virtual-1): (a) the kiosk started with the connector forced
@@ -29,85 +29,42 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} binary= verbose=--quiet seed=7
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --workdir) work=$2; shift 2 ;;
-        --binary) binary=$2; shift 2 ;;
-        --verbose) verbose=; export VM_VERBOSE=1; shift ;;
-        --seed) seed=$2; shift 2 ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
-case "$seed" in ''|*[!0-9]*) vm_die "--seed takes a number" ;; esac
+seed=7
+vm_test_args '--seed=seed' "$@"
+case "$seed" in ''|*[!0-9]*) die "--seed takes a number" ;; esac
 work=$(vm_workdir "$work" hotplug)
-t0=$(vm_now)
+t0=$(now)
 
-vm_need_pkgs python3
+need_host_packages python3
 binary=$(vm_kiosk_binary "$binary")
-t_build=$(vm_elapsed "$t0")
+t_build=$(elapsed "$t0")
 
 # --- what the guest plays and what the host expects (part c), from the binary under test ------
-gen=$work/test
-rm -rf "$gen"
-mkdir -p "$gen"
-bubbles() { python3 "$VM_DIR/e2e/bubbles.py" "$@"; }
-events() { grep '^E:' "$1"; }           # evemu-play's part of a recording
-header() { sed '/^E:/,$d' "$1"; }       # evemu-device's part
+vm_test_dir "$seed"
 pops=2
-printf 'SEED=%s\n' "$seed" > "$gen/params"
 # Part c: as e2e-test.sh's, no demo round (a tap on it would only stop it) and 4 px/mm as the
 # VM's connector reports, so `state` here lays out exactly the kiosk's round.
 printf '[display]\npx_per_mm = 4\n\n[attract]\ndemo = false\n' > "$gen/tap.conf"
 "$binary" state --seed "$seed" --size 1280x800 --config "$gen/tap.conf" > "$work/tap.state.json"
-"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/tap.conf" --pop 0 > "$work/start.evemu"
-header "$work/start.evemu" > "$gen/touch.desc"
-events "$work/start.evemu" > "$gen/start.events"
-"$binary" round-recording --seed "$seed" --size 1280x800 --config "$gen/tap.conf" --pop $pops --no-start \
-    > "$work/pops.evemu"
-events "$work/pops.evemu" > "$gen/pops.events"
-bubbles expect "$work/tap.state.json" $pops | sed 's/^/tap_/' > "$work/expected.sh"
+vm_recording start --seed "$seed" --size 1280x800 --config "$gen/tap.conf" --pop 0
+vm_header "$work/start.evemu" > "$gen/touch.desc"
+vm_recording pops --seed "$seed" --size 1280x800 --config "$gen/tap.conf" --pop $pops --no-start
+vm_expect tap "$work/tap.state.json" $pops
 . "$work/expected.sh"
 # Parts a and b: a demo round follows the start screen after 2 s, so b finds one in play.
 printf '[attract]\ndemo_after_s = 2\n' > "$gen/ab.conf"
 # Part d: every connected output shows the game.
 printf '[display]\noutputs = all\n' > "$gen/all.conf"
-t_gen=$(vm_elapsed "$t0")
+t_gen=$(elapsed "$t0")
 
 # --- the scenarios' shared functions (the guest's /test/kiosk.sh) ---------------------------------
 cat > "$gen/kiosk.sh" <<'EOF'
-# Sourced by both scenarios after /usr/lib/vm-guest.sh; the kiosk under test is $kiosk_pid.
-# kwait FILE REGEX SECONDS, kmore FILE REGEX N SECONDS: wait_for and wait_more (guest-lib.sh)
-# that give up at once when the kiosk ($kiosk_pid) has exited: its log will not change again.
-kwait() {
-    _k=0
-    until grep -qE "$2" "$1" 2>/dev/null; do
-        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
-            grep -qE "$2" "$1" 2>/dev/null && return 0
-            say WAIT "kiosk exited: '$2' in $1"; return 1
-        fi
-        _k=$((_k + 1))
-        [ $_k -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
-kmore() {
-    _k=0
-    while [ "$(count "$1" "$2")" -le "$3" ]; do
-        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
-            [ "$(count "$1" "$2")" -gt "$3" ] && return 0
-            say WAIT "kiosk exited: more than $3 of '$2' in $1"; return 1
-        fi
-        _k=$((_k + 1))
-        [ $_k -gt $(($4 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $3 of '$2' in $1"; return 1; }
-        sleep 0.1
-    done
-}
+# Sourced by both scenarios after /usr/lib/vm-guest.sh. The kiosk under test is $kiosk_pid, and
+# VM_WAIT_PID too: the waits give up at once when it has exited (its log will not change again).
 alive() { if kill -0 "$kiosk_pid" 2>/dev/null; then say ALIVE "$1 pid=$kiosk_pid yes"; else say ALIVE "$1 pid=$kiosk_pid no"; fi; }
 # status RUN CHECKPOINT: the next status line of RUN (so it reflects everything so far).
 status() {
-    kmore "/tmp/$1.log" '^t=' "$(count "/tmp/$1.log" '^t=')" 5
+    wait_more "/tmp/$1.log" '^t=' "$(count "/tmp/$1.log" '^t=')" 5
     say STATUS "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"
 }
 # now RUN NAME: the latest status line as it is (no wait), said right before a screendump NAME so
@@ -115,21 +72,11 @@ status() {
 now() { say NOW "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"; }
 # drawn FILE: status lines with frames drawn and nothing in the way (no display_state=...).
 drawn() { grep -E '^t=[0-9]+s frames=[1-9]' "$1" 2>/dev/null | grep -cv 'display_state=' || true; }
-# kdrawn FILE N SECONDS: kmore for drawn lines: until there are more than N.
-kdrawn() {
-    _k=0
-    while [ "$(drawn "$1")" -le "$2" ]; do
-        if ! kill -0 "$kiosk_pid" 2>/dev/null; then
-            [ "$(drawn "$1")" -gt "$2" ] && return 0
-            say WAIT "kiosk exited: more than $2 drawing status lines in $1"; return 1
-        fi
-        _k=$((_k + 1))
-        [ $_k -gt $(($3 * 10 * VM_WAIT_SCALE)) ] && { say WAIT "timeout: more than $2 drawing status lines in $1"; return 1; }
-        sleep 0.1
-    done
-}
+# wait_drawn FILE N SECONDS: until there are more than N drawn lines.
+wait_drawn() { poll "$3" "more than $2 drawing status lines in $1" more_drawn "$1" "$2"; }
+more_drawn() { [ "$(drawn "$1")" -gt "$2" ]; }
 # drawing RUN: waits for two more drawing status lines (after a change of screens).
-drawing() { kdrawn "/tmp/$1.log" $(( $(drawn "/tmp/$1.log") + 1 )) 10; }
+drawing() { wait_drawn "/tmp/$1.log" $(( $(drawn "/tmp/$1.log") + 1 )) 10; }
 # The drm subsystem's uevents, as a netlink listener gets them (busybox uevent), for the record.
 uevent sh -c '[ "$SUBSYSTEM" = drm ] && echo "$ACTION $DEVPATH${HOTPLUG:+ HOTPLUG=$HOTPLUG}" >> /tmp/uevents.log' &
 uevent_pid=$!
@@ -151,7 +98,7 @@ VM_TAG=HOTPLUG
 . /test/params           # SEED
 card=/sys/class/drm/card0
 conn=$card/card0-Virtual-1
-. /test/kiosk.sh        # kwait, kmore, alive, status, drawing; starts the uevent listener
+. /test/kiosk.sh        # alive, status, now, drawing; starts the uevent listener
 
 # unplug NAME / replug NAME: the issue's sequence: force the connector off (or probe it again),
 # then tell whoever listens with a change uevent for the card (the status write sends none).
@@ -162,11 +109,11 @@ since() { awk -v s="$1" '{ printf "%.1f", $1 - s }' /proc/uptime; }
 # back RUN NAME: waits (10 s) for a new drawing status line after a replug, says how long it took.
 back() {
     _n=$(drawn "/tmp/$1.log") _s=$(uptime_s)
-    kdrawn "/tmp/$1.log" "$_n" 10 || return 1
+    wait_drawn "/tmp/$1.log" "$_n" 10 || return 1
     say BACK "$2 after=$(since "$_s")"
 }
 # no_screen RUN: waits (10 s) for a new status line that says display_state=no-screen.
-no_screen() { kmore "/tmp/$1.log" 'display_state=no-screen' "$(count "/tmp/$1.log" 'display_state=no-screen')" 10; }
+no_screen() { wait_more "/tmp/$1.log" 'display_state=no-screen' "$(count "/tmp/$1.log" 'display_state=no-screen')" 10; }
 
 printf '\n\n  bubble-kiosk hotplug test: the console\n' > /dev/tty1
 
@@ -190,8 +137,8 @@ part_a() {
     echo off > $conn/status
     say SYSFS "a-off status=$(cat $conn/status)"
     bubble-kiosk run --display drm --attract --status --config /test/ab.conf > /tmp/a.log 2>&1 &
-    kiosk_pid=$!
-    kwait /tmp/a.log 'waiting for a display' 10 || return 1
+    kiosk_pid=$! VM_WAIT_PID=$!
+    wait_for /tmp/a.log 'waiting for a display' 10 || return 1
     no_screen a || return 1
     sleep 2
     alive a-waiting
@@ -210,7 +157,7 @@ part_a() {
 part_b() {
     # A demo round in play: the one --attract started may be over by now; the next starts 2 s
     # after (ab.conf).
-    kmore /tmp/a.log '^t=.* screen=demo ' "$(count /tmp/a.log '^t=.* screen=demo ')" 20 || return 1
+    wait_more /tmp/a.log '^t=.* screen=demo ' "$(count /tmp/a.log '^t=.* screen=demo ')" 20 || return 1
     # That line, not the next: a short demo round may end within the second.
     say STATUS "b-before $(grep -E '^t=' /tmp/a.log | tail -n1)"
     screen_off b-off
@@ -231,11 +178,11 @@ part_b() {
 # --- c: a touchscreen's taps count after the screen came back ---------------------------------
 part_c() {
     bubble-kiosk run --display drm --input evdev --seed "$SEED" --status --config /test/tap.conf > /tmp/c.log 2>&1 &
-    kiosk_pid=$!
-    kwait /tmp/c.log "input: using $dev_node" 30 || return 1
-    kwait /tmp/c.log '^t=[0-9]+s .*screen=start' 30 || return 1
+    kiosk_pid=$! VM_WAIT_PID=$!
+    wait_for /tmp/c.log "input: using $dev_node" 30 || return 1
+    wait_for /tmp/c.log '^t=[0-9]+s .*screen=start' 30 || return 1
     evemu-play "$dev_node" < /test/start.events
-    kwait /tmp/c.log '^t=.*screen=playing' 10 || return 1
+    wait_for /tmp/c.log '^t=.*screen=playing' 10 || return 1
     status c c-playing
     screen_off c-off
     no_screen c || return 1
@@ -276,7 +223,7 @@ VM_TAG=HOTPLUG
 . /usr/lib/vm-guest.sh
 card=/sys/class/drm/card0
 conn1=$card/card0-Virtual-1 conn2=$card/card0-Virtual-2
-. /test/kiosk.sh        # kwait, kmore, alive, status, drawing; starts the uevent listener
+. /test/kiosk.sh        # alive, status, now, drawing; starts the uevent listener
 heads() {
     for c in $conn1 $conn2; do
         echo "$1 ${c##*/} status=$(cat $c/status) enabled=$(cat $c/enabled) modes=$(head -n3 $c/modes | tr '\n' ' ')"
@@ -294,8 +241,8 @@ part_d() {
     bubble-kiosk devices > /tmp/devices.log 2>&1
     show DEVICES /tmp/devices.log
     bubble-kiosk run --display drm --attract --status --config /test/all.conf > /tmp/d.log 2>&1 &
-    kiosk_pid=$!
-    kdrawn /tmp/d.log 0 30 || return 1
+    kiosk_pid=$! VM_WAIT_PID=$!
+    wait_drawn /tmp/d.log 0 30 || return 1
     drawing d || return 1
     now d d-head0
     vm-screendump --head 0 d-head0
@@ -346,7 +293,7 @@ part_f() {
     n=$(count /tmp/uevents.log 'HOTPLUG=1')
     vm-head 0 1024x768 || say WAIT "vm-head 0 1024x768 failed"
     wait_more /tmp/uevents.log 'HOTPLUG=1' "$n" 10
-    kwait /tmp/d.log 'display=drm:/dev/dri/card0:Virtual-1:1024x768' 15 || return 1
+    wait_for /tmp/d.log 'display=drm:/dev/dri/card0:Virtual-1:1024x768' 15 || return 1
     drawing d || return 1
     now d f-resized-head0
     vm-screendump --head 0 f-resized-head0
@@ -368,12 +315,12 @@ vm_test_files "$gen"/*
 "$VM_DIR/build-initramfs.sh" --out "$work/one.gz" --scenario "$work/one.sh" --binary "$binary" "${VM_FILES[@]}"
 "$VM_DIR/build-initramfs.sh" --out "$work/two.gz" --scenario "$work/two.sh" --binary "$binary" \
     --module virtio_pci --module virtio-gpu "${VM_FILES[@]}"
-t_initrd=$(vm_elapsed "$t0")
+t_initrd=$(elapsed "$t0")
 
 # --- assertions (vm_check and friends: lib.sh) -------------------------------------------------
 # Colours as display-test.sh: the HUD bar 0B1220 at 85 % over the background 141F33.
 hud=0C1423 background=141F33
-status_is() { grep -E "^HOTPLUG-STATUS $1 " "$VM_LOG" | tail -n1 | grep -qE -- "$2"; }
+VM_TAG=HOTPLUG
 alive_at() { vm_has "^HOTPLUG-ALIVE $1 pid=[0-9]+ yes"; }
 back_within() {   # back_within NAME SECONDS
     local s
@@ -408,15 +355,13 @@ print("size %dx%d scale %.3f: picture in rows %d..%d; rows %d..%d: %.4f of pixel
 sys.exit(0 if share >= float(need) else 1)
 PY
 }
-export VM_DIR
 
 out1=$work/out-one
 vm_boot "$work/one.gz" "$out1" 240 $verbose
-t_one=$(vm_elapsed "$t0")
+t_one=$(elapsed "$t0")
 echo "--- one screen (-vga std)"
 # Checks that take more than one command (vm_check runs one).
-no_wait() { ! grep -qE '^HOTPLUG-WAIT|VM-HEAD-TIMEOUT' "$VM_LOG"; }
-exited_ok() { vm_has "^HOTPLUG-EXIT $1 rc=0"; }
+no_wait() { vm_no_wait && ! vm_has VM-HEAD-TIMEOUT; }
 not_game() { ! python3 "$VM_DIR/ppm.py" check "$VM_OUT/$1.ppm" --region 0,0,100%,6=$hud@0.9; }
 # game_on NAME: dump NAME is the kiosk's picture: during a round (the NOW line said screen=demo
 # or playing) the HUD band along the top; otherwise (a demo round ends after about 10 s) the
@@ -428,8 +373,8 @@ game_on() {
         vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.5
     fi
 }
-waiting() { alive_at "$1" && status_is "$1" 'display_state=no-screen'; }
-clear_status() { status_is "$1" 'frames=[1-9]' && ! status_is "$1" 'display_state='; }
+waiting() { alive_at "$1" && vm_status_is "$1" 'display_state=no-screen'; }
+clear_status() { vm_status_is "$1" 'frames=[1-9]' && ! vm_status_is "$1" 'display_state='; }
 size_is() { local info; info=$(python3 "$VM_DIR/ppm.py" info "$VM_OUT/$1.ppm") && grep -q "^size $2\$" <<< "$info"; }
 heads_line() { vm_has "^HEADS\\| $1 card0-$2 status=$3"; }
 
@@ -449,32 +394,32 @@ vm_check "a: plugged in, the game is drawn within 10 s" back_within a-back 10
 vm_check "a: the game is on screen (HUD band along the top)" game_on a-back
 vm_check "a: still running once the screen is back" alive_at a-back
 vm_check "a: the status line has no display_state once the screen is back" clear_status a-back
-vm_check "b: the demo round is playing before the unplug" status_is b-before 'screen=demo '
+vm_check "b: the demo round is playing before the unplug" vm_status_is b-before 'screen=demo '
 vm_check "b: unplugged mid-round: display_state=no-screen, still running" waiting b-off
 vm_check "b: plugged back in, the game is drawn within 10 s" back_within b-back 10
 vm_check "b: the game is on screen again" game_on b-back
 vm_check "b: still running, the status line clear again" clear_status b-back
 vm_check "a+b: the same pid at every checkpoint" same_pid 'a-|b-'
-vm_check "a+b: exit 0 on SIGTERM" exited_ok a
+vm_check "a+b: exit 0 on SIGTERM" vm_exited_ok a
 vm_check "a+b: no crash" vm_no_crash a
-vm_check "c: the tap on Start starts a round" status_is c-playing 'screen=playing score=0 '
+vm_check "c: the tap on Start starts a round" vm_status_is c-playing 'screen=playing score=0 '
 vm_check "c: unplugged and back: the kiosk draws again within 10 s" back_within c-back 10
 vm_check "c: taps after the replug count: screen=playing score=$tap_SCORE bubbles=$tap_REMAINING/$tap_TOTAL" \
-    status_is c-popped "screen=playing score=$tap_SCORE bubbles=$tap_REMAINING/$tap_TOTAL "
+    vm_status_is c-popped "screen=playing score=$tap_SCORE bubbles=$tap_REMAINING/$tap_TOTAL "
 popped_shown() {
     [ -f "$out1/c-popped.ppm" ] || { echo "no screendump c-popped (part c stopped before it)"; return 1; }
-    bubbles check "$out1/c-popped.ppm" "$work/tap.state.json" 0 --popped "$(seq -s, 0 $((pops - 1)))"
+    vm_shown c-popped "$work/tap.state.json" 0 "$(vm_first_ids $pops)"
 }
 vm_check_show "c: the popped bubbles are gone from the screen, the rest drawn where state puts them" popped_shown
 vm_check "c: still running after the taps" alive_at c-end
-vm_check "c: exit 0 on SIGTERM" exited_ok c
+vm_check "c: exit 0 on SIGTERM" vm_exited_ok c
 vm_check "c: no crash" vm_no_crash c
 vm_png_copies
 log_one=$VM_LOG
 
 out2=$work/out-two
 vm_boot "$work/two.gz" "$out2" 240 --gpu virtio:2 $verbose
-t_two=$(vm_elapsed "$t0")
+t_two=$(elapsed "$t0")
 echo "--- two screens (virtio-gpu, max_outputs=2)"
 vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
 vm_check "all kernel modules loaded (virtio_pci, virtio_gpu...)" vm_modules_loaded
@@ -499,14 +444,14 @@ vm_check "e: QEMU's unplug of head 1 (HOTPLUG=1): Virtual-2 disconnected" heads_
 vm_check "e: head 0 still plays (HUD band)" game_on e-gone-head0
 vm_check "e: the kiosk runs on" alive_at e-gone
 vm_check "f: a main monitor of another size: the kiosk shows on Virtual-1 at 1024x768" \
-    status_is f-resized 'display=drm:/dev/dri/card0:Virtual-1:1024x768@[0-9]+ '
+    vm_status_is f-resized 'display=drm:/dev/dri/card0:Virtual-1:1024x768@[0-9]+ '
 vm_check "f: the game is laid out again for it (the log says so)" \
     vm_has '^d\| bubble-kiosk: display drm:/dev/dri/card0:Virtual-1:1024x768@[0-9]+: now 1024x768 at '
 vm_check "f: head 0's dump is 1024x768 and shows the game" \
     bash -c "python3 '$VM_DIR/ppm.py' info '$VM_OUT/f-resized-head0.ppm' | grep -q '^size 1024x768\$'"
 vm_check "f: head 0 shows the game filling the new size" game_on f-resized-head0
 vm_check "d+e+f: the same pid at every checkpoint" same_pid 'd-|e-|f-'
-vm_check "d+e+f: exit 0 on SIGTERM" exited_ok d
+vm_check "d+e+f: exit 0 on SIGTERM" vm_exited_ok d
 vm_check "d+e+f: no crash" vm_no_crash d
 vm_png_copies
 

@@ -14,26 +14,26 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-vm_test_args 2,14 "$@"
+vm_test_args '' "$@"
 work=$(vm_workdir "$work" input)
 src=$VM_DIR/input
-t0=$(vm_now)
+t0=$(now)
 
 "$VM_DIR/kernel.sh" > /dev/null
-t_kernel=$(vm_elapsed "$t0")
+t_kernel=$(elapsed "$t0")
 
 binary=$(vm_kiosk_binary "$binary")
-t_build=$(vm_elapsed "$t0")
+t_build=$(elapsed "$t0")
 
 # The selftest's touchscreen description serves here too.
 vm_test_files "$VM_DIR/selftest/touch.desc" "$src"/*.desc "$src"/*.events "$src"/*.conf
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$src/scenario.sh" \
     --binary "$binary" "${VM_FILES[@]}"
-t_initrd=$(vm_elapsed "$t0")
+t_initrd=$(elapsed "$t0")
 
 out=$work/out
 vm_boot "$work/initrd.gz" "$out" 300 $verbose
-t_vm=$(vm_elapsed "$t0")
+t_vm=$(elapsed "$t0")
 
 # --- assertions (vm_check, vm_in_order and friends: lib.sh) ---------------------------------
 # device_block RUN NAME: a device's lines in a `devices` listing, header to the next header.
@@ -45,7 +45,7 @@ device_block() {
         inside { print line }' "$VM_LOG"
 }
 block_has() { grep -qE -- "$3" <<< "$(device_block "$1" "$2")"; }  # whole first: see vm_no_crash
-exited_ok() { vm_has "^INPUT-EXIT $1 rc=0"; }
+VM_TAG=INPUT
 
 vm_check "VM ran the scenario to VM-TEST-END rc=0" vm_ran_ok
 vm_check "all kernel modules loaded" vm_modules_loaded
@@ -77,7 +77,7 @@ vm_check "hotplug: status lines go on after the unplug (no crash)" \
 vm_check "hotplug: a second device is used and its tap starts a new round" \
     vm_in_order hotplug 'gone \(' '^t=.*screen=start .*input=evdev:all\(0\)' \
     'input: using /dev/input/event[0-9]+ .* as device 0' '^t=.*screen=playing .*input=evdev:all\(1\)'
-vm_check "hotplug: exits 0, no crash" exited_ok hotplug
+vm_check "hotplug: exits 0, no crash" vm_exited_ok hotplug
 vm_check "hotplug: no crash messages" vm_no_crash hotplug
 
 # 3-5: the other protocols
@@ -86,18 +86,18 @@ vm_check "A: protocol A device on a named node is used" \
 vm_check "A: grabbing worked (no warning)" bash -c "! grep -q '^tapA| .*cannot grab' '$VM_LOG'"
 vm_check "A: status names the node" vm_in_order tapA '^t=.*input=evdev:/dev/input/event[0-9]+ '
 vm_check "A: tap starts a round" vm_in_order tapA '^t=.*screen=start ' '^t=.*screen=playing '
-vm_check "A: exits 0" exited_ok tapA
+vm_check "A: exits 0" vm_exited_ok tapA
 vm_check "single: non-direct BTN_TOUCH panel is used (single-touch)" \
     vm_in_order tapSingle 'input: using .*"Bubble Kiosk Resistive Panel" \(single-touch\)'
 vm_check "single: tap starts a round" vm_in_order tapSingle '^t=.*screen=start ' '^t=.*screen=playing '
-vm_check "single: exits 0" exited_ok tapSingle
+vm_check "single: exits 0" vm_exited_ok tapSingle
 vm_check "pointer: QEMU-tablet-like device is used (absolute pointer)" \
     vm_in_order tapPointer 'input: using .*"Bubble Kiosk Absolute Pointer" \(absolute pointer\)'
 vm_check "pointer: click starts a round" vm_in_order tapPointer '^t=.*screen=start ' '^t=.*screen=playing '
-vm_check "pointer: exits 0" exited_ok tapPointer
+vm_check "pointer: exits 0" vm_exited_ok tapPointer
 
 # 6: devices
-vm_check "devices: exits 0" exited_ok devices
+vm_check "devices: exits 0" vm_exited_ok devices
 vm_check "devices: the uinput touchscreen would be used" block_has devices "Bubble Kiosk Test Touchscreen" '→ would be used'
 vm_check "devices: it shows protocol B, slots and direct" \
     block_has devices "Bubble Kiosk Test Touchscreen" 'capabilities: multi-touch protocol B \(10 slots\), direct'

@@ -17,15 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 refresh=0 arch=amd64
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --refresh) refresh=1 ;;
-        --arch) [ "${2:-}" = arm64 ] || vm_die "--arch takes arm64"; arch=arm64; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-    shift
-done
+parse_args '--refresh:refresh=1 --arch=arch(arm64)' "$@"
 
 kdir=$VM_CACHE/kernel
 [ $arch = amd64 ] || kdir=$VM_CACHE/kernel-$arch
@@ -50,14 +42,14 @@ if [ $refresh = 0 ] && [ -L "$kdir/current" ] && print_paths "$(readlink -f "$kd
     exit 0
 fi
 
-start=$(vm_now)
-vm_need_pkgs apt dpkg
+start=$(now)
+need_host_packages apt dpkg
 tmp=$(mktemp -d "$kdir/download.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 apt_opts=(-q -o APT::Sandbox::User=root)
 if [ $arch = amd64 ]; then
-    vm_apt_update_once
+    apt_update_once
     apt_get() { apt-get "${apt_opts[@]}" "$@"; }
     apt_cache() { apt-cache "$@"; }
 else
@@ -75,18 +67,18 @@ fi
 apt_get download "linux-image-$arch:$arch" >&2
 meta=$(ls linux-image-"$arch"_*.deb)
 pkg=$(dpkg-deb -f "$meta" Depends | tr ',|' '\n\n' | sed -n 's/^ *\(linux-image-[0-9][^ ]*\).*/\1/p' | head -n1)
-[ -n "$pkg" ] || vm_die "cannot tell the kernel package from $meta"
+[ -n "$pkg" ] || die "cannot tell the kernel package from $meta"
 ver=$(apt_cache show --no-all-versions "$pkg:$arch" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
 dest=$kdir/${pkg}_${ver:-unknown}
 
 if ! print_paths "$dest" >/dev/null; then
-    vm_log "downloading $pkg $ver"
+    log "downloading $pkg $ver"
     apt_get download "$pkg:$arch" >&2
     rm -rf "$dest.partial"
     dpkg -x "$(ls "${pkg}"_*.deb)" "$dest.partial"
     rm -rf "$dest"
     mv "$dest.partial" "$dest"
-    vm_log "unpacked into $dest in $(vm_elapsed "$start") s"
+    log "unpacked into $dest in $(elapsed "$start") s"
 fi
 ln -sfn "$(basename "$dest")" "$kdir/current"
 print_paths "$dest"

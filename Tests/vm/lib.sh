@@ -1,26 +1,12 @@
-# Shared helpers for the Tests/vm scripts. Source it, do not run it.
+# The VM tests' helpers: their options, the files a guest gets, one VM run and the host-side
+# checks on it. Source it, do not run it (it sources packaging/lib.sh: log, die, parse_args,
+# wait_until, need_host_packages...).
 #   . "$(dirname "$0")/lib.sh"
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export VM_DIR                   # (the checks' Python snippets import ppm from here)
 VM_CACHE=${VM_CACHE:-/var/cache/bubble-kiosk-vm}
-# Logging, timing, package installs, debian_mirror and in_chroot (a chroot with /proc, /sys and
-# /dev): shared with the arm64 build, under the names the VM scripts use.
-LOG_TAG=vm
-. "$VM_DIR/../../packaging/arm64/lib.sh"
-vm_log() { arm64_log "$@"; }
-vm_die() { arm64_die "$@"; }
-vm_now() { arm64_now; }          # seconds since the epoch with milliseconds
-vm_elapsed() { arm64_elapsed "$1"; }
-vm_need_pkgs() { need_host_packages "$@"; }   # installs the Debian packages not installed yet
-
-# Runs `apt-get update` at most once per test run (the flag is exported so
-# that the scripts a run starts share it).
-vm_apt_update_once() {
-    [ "${VM_APT_UPDATED:-}" = 1 ] && return 0
-    vm_log "apt-get update"
-    apt-get update -qq >&2 || vm_die "apt-get update failed"
-    export VM_APT_UPDATED=1
-}
+. "$VM_DIR/../../packaging/lib.sh"
 
 # vm_workdir DIR NAME: DIR, or a new /tmp/vm-NAME.* folder when DIR is empty; made if missing.
 # Prints the absolute path (generated files are handed to tools that run elsewhere).
@@ -30,24 +16,15 @@ vm_workdir() {
     mkdir -p "$dir" && (cd "$dir" && pwd)
 }
 
-# The options every VM test takes: sets work, verbose and binary. The first argument is the
-# line range of the script's header comment that --help prints.
+# vm_test_args SPEC "$@": the options every kiosk test takes, and those in SPEC (parse_args's
+# words, '' for none): sets work, verbose and binary.
 #   --workdir DIR   generated files, initramfs, serial.log (default: a new /tmp/vm-NAME.* dir)
-#   --verbose       echo the guest's serial console while it runs
+#   --verbose       echo the guest's serial console while it runs, and every check's details
 #   --binary PATH   test this bubble-kiosk (default: `make release`)
 vm_test_args() {
-    local help=$1
-    shift
     work=${VM_WORK:-} verbose=--quiet binary=
-    while [ $# -gt 0 ]; do
-        case "$1" in
-            --workdir) [ $# -ge 2 ] || vm_die "--workdir needs a folder"; work=$2; shift 2 ;;
-            --verbose) verbose=; shift ;;
-            --binary) [ $# -ge 2 ] || vm_die "--binary needs a path"; binary=$2; shift 2 ;;
-            -h|--help) sed -n "${help}p" "$0"; exit 0 ;;
-            *) vm_die "unknown argument: $1" ;;
-        esac
-    done
+    parse_args "--workdir=work --verbose:verbose= --binary=binary $1" "${@:2}"
+    [ -n "$verbose" ] || export VM_VERBOSE=1
 }
 
 # vm_test_files FILE...: appends "--file FILE:/test/NAME" for each to the array VM_FILES, for
@@ -113,6 +90,16 @@ vm_modules_loaded() { ! vm_has VM-MODULE-FAIL; }
 # vm_has REGEX: a line of $VM_LOG matches (extended regex).
 vm_has() { grep -qE -- "$1" "$VM_LOG"; }
 
+# VM_TAG: the tag of the scenario's markers (its `say`, guest-lib.sh), for the three below.
+VM_TAG=
+# vm_status_is CHECKPOINT REGEX: the status line the guest said at CHECKPOINT ("$VM_TAG-STATUS
+# CHECKPOINT LINE", the last one) matches.
+vm_status_is() { grep -E "^$VM_TAG-STATUS $1 " "$VM_LOG" | tail -n1 | grep -qE -- "$2"; }
+# vm_exited_ok RUN: the guest's finish said "$VM_TAG-EXIT RUN rc=0".
+vm_exited_ok() { vm_has "^$VM_TAG-EXIT $1 rc=0"; }
+# vm_no_wait: no wait in the guest gave up ("$VM_TAG-WAIT ...").
+vm_no_wait() { ! vm_has "^$VM_TAG-WAIT"; }
+
 # vm_lines PREFIX: the lines a guest printed as "PREFIX| ...", without the prefix.
 vm_lines() { grep -E "^$1\| " "$VM_LOG" | sed "s/^$1| //"; }
 
@@ -136,6 +123,10 @@ vm_no_crash() { ! grep -qE -- "$VM_CRASH_RE${2:+|$2}" <<< "$(vm_lines "$1")"; }
 # vm_dump NAME ARGS...: `ppm.py check` on the screendump $VM_OUT/NAME.ppm.
 vm_dump() { python3 "$VM_DIR/ppm.py" check "$VM_OUT/$1.ppm" "${@:2}"; }
 
+# vm_shown NAME STATE ROTATION POPPED-IDS: the screendump NAME shows the round in STATE
+# (mapped for ROTATION) without the bubbles POPPED-IDS (bubbles.py check).
+vm_shown() { vm_bubbles check "$VM_OUT/$1.ppm" "$2" "$3" --popped "$4"; }
+
 # vm_png_copies: a PNG next to each screendump, to look at (best effort).
 vm_png_copies() {
     local f
@@ -155,6 +146,39 @@ vm_summary() {
     [ "$VM_FAILED" = 0 ]
 }
 
+# --- what the guest plays and what the host expects, made by the binary under test ------------
+
+# vm_test_dir [SEED]: gen=$work/test, new and empty, for what the guest gets in /test
+# (vm_test_files "$gen"/*): with SEED, /test/params says SEED=SEED for the scenario to source.
+# Removes an earlier $work/expected.sh too (vm_expect appends to it).
+vm_test_dir() {
+    gen=$work/test
+    rm -rf "$gen"
+    mkdir -p "$gen"
+    [ $# = 0 ] || printf 'SEED=%s\n' "$1" > "$gen/params"
+    rm -f "$work/expected.sh"
+}
+
+# vm_bubbles ARGS...: Tests/vm/e2e/bubbles.py (expect, check, goal, pick-drag, drag).
+vm_bubbles() { python3 "$VM_DIR/e2e/bubbles.py" "$@"; }
+vm_events() { grep '^E:' "$1"; }           # a recording's part for evemu-play
+vm_header() { sed '/^E:/,$d' "$1"; }       # its part for evemu-device
+
+# vm_recording NAME ARGS...: `$binary round-recording ARGS` into $work/NAME.evemu, its events
+# into $gen/NAME.events for the guest.
+vm_recording() {
+    "$binary" round-recording "${@:2}" > "$work/$1.evemu"
+    vm_events "$work/$1.evemu" > "$gen/$1.events"
+}
+
+# vm_expect PREFIX STATE N: the score and bubbles left once the first N bubbles of the round in
+# STATE (`state` output) are popped, as PREFIX_SCORE=..., PREFIX_REMAINING=..., PREFIX_TOTAL=...
+# lines appended to $work/expected.sh (the script sources it once all are there).
+vm_expect() { vm_bubbles expect "$2" "$3" | sed "s/^/$1_/" >> "$work/expected.sh"; }
+
+# vm_first_ids N: "0,1,...,N-1", the ids of the first N bubbles.
+vm_first_ids() { seq -s, 0 $(($1 - 1)); }
+
 # vm_kiosk_binary [PATH]: the bubble-kiosk to test, as an absolute path. Without PATH it runs
 # `make release` (the one release configuration: static Swift runtime), so every test uses the
 # same build and none rebuilds with other flags.
@@ -163,11 +187,11 @@ vm_kiosk_binary() {
     if [ -z "$binary" ]; then
         local repo
         repo=$(cd "$VM_DIR/../.." && pwd)
-        vm_log "make release"
+        log "make release"
         make -C "$repo" release >&2
         binary=$repo/.build/release/bubble-kiosk
     fi
-    [ -x "$binary" ] || vm_die "no binary at $binary"
+    [ -x "$binary" ] || die "no binary at $binary"
     echo "$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
 }
 
@@ -179,13 +203,13 @@ vm_kiosk_binary() {
 VM_BINFMT=/proc/sys/fs/binfmt_misc
 vm_binfmt_aarch64() {
     local f
-    vm_need_pkgs qemu-user-static
+    need_host_packages qemu-user-static
     [ -e "$VM_BINFMT/register" ] || mount -t binfmt_misc binfmt_misc "$VM_BINFMT" \
-        || vm_die "cannot mount binfmt_misc: arm64 maintainer scripts cannot run here"
+        || die "cannot mount binfmt_misc: arm64 maintainer scripts cannot run here"
     for f in "$VM_BINFMT"/qemu-aarch64 "$VM_BINFMT"/bubble-kiosk-aarch64; do
         [ -f "$f" ] && grep -qx enabled "$f" && return 0
     done
     # ELF, 64-bit, little-endian, executable or shared object, machine 183 (AArch64).
     printf '%s' ':bubble-kiosk-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F' \
-        > "$VM_BINFMT/register" || vm_die "cannot register qemu-aarch64-static with binfmt_misc"
+        > "$VM_BINFMT/register" || die "cannot register qemu-aarch64-static with binfmt_misc"
 }

@@ -33,37 +33,22 @@ set -euo pipefail
 
 initrd= outdir= timeout=120 kernel= mem=512 append= quiet= kvm=() arch=x86_64 gpu=std
 extra=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --initrd) initrd=$2; shift 2 ;;
-        --outdir) outdir=$2; shift 2 ;;
-        --timeout) timeout=$2; shift 2 ;;
-        --kernel) kernel=$2; shift 2 ;;
-        --mem) mem=$2; shift 2 ;;
-        --append) append=$2; shift 2 ;;
-        --quiet) quiet=--quiet; shift ;;
-        --kvm) kvm=(-enable-kvm); shift ;;
-        --arch) [ "$2" = aarch64 ] || vm_die "--arch takes aarch64"; arch=$2; shift 2 ;;
-        --gpu) gpu=$2; shift 2 ;;
-        --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
-[ -n "$initrd" ] && [ -f "$initrd" ] || vm_die "--initrd FILE is required (got '${initrd}')"
+parse_args '--initrd=initrd --outdir=outdir --timeout=timeout --kernel=kernel --mem=mem --append=append
+    --quiet:quiet=--quiet --kvm:kvm=-enable-kvm --arch=arch(aarch64) --gpu=gpu --=extra' "$@"
+[ -n "$initrd" ] && [ -f "$initrd" ] || die "--initrd FILE is required (got '${initrd}')"
 case "$gpu" in
     std) ;;
     virtio) gpu=virtio:1 ;;
     virtio:[1-9]|virtio:1[0-6]) ;;
-    *) vm_die "--gpu takes std or virtio:N (N outputs, 1..16), got '$gpu'" ;;
+    *) die "--gpu takes std or virtio:N (N outputs, 1..16), got '$gpu'" ;;
 esac
-[ $arch = x86_64 ] || [ $gpu = std ] || vm_die "--gpu is for the x86_64 machine (aarch64 always has virtio-gpu-pci)"
+[ $arch = x86_64 ] || [ $gpu = std ] || die "--gpu is for the x86_64 machine (aarch64 always has virtio-gpu-pci)"
 
 if [ $arch = aarch64 ]; then
-    vm_need_pkgs qemu-system-arm python3
-    [ -n "$kernel" ] || vm_die "--arch aarch64 needs --kernel (kernel.sh --arch arm64)"
+    need_host_packages qemu-system-arm python3
+    [ -n "$kernel" ] || die "--arch aarch64 needs --kernel (kernel.sh --arch arm64)"
 else
-    vm_need_pkgs qemu-system-x86 python3
+    need_host_packages qemu-system-x86 python3
 fi
 if [ -z "$kernel" ]; then
     eval "$("$VM_DIR/kernel.sh")"
@@ -107,7 +92,7 @@ qemu=("${machine[@]}" -m "$mem" -nographic -no-reboot "${kvm[@]}"
     -net none
     "${extra[@]}")
 
-vm_log "outdir $outdir"
+log "outdir $outdir"
 # exec: signals sent to this script reach the supervisor, which then stops QEMU.
 exec python3 "$VM_DIR/qmp.py" run --log "$outdir/serial.log" --qmp "$sockdir/qmp" --ack "$sockdir/ack" \
     --outdir "$outdir" --timeout "$timeout" "${gpu_id[@]}" $quiet -- "${qemu[@]}"

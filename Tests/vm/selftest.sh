@@ -11,21 +11,14 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 work=${VM_WORK:-} verbose=--quiet
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --workdir) work=$2; shift 2 ;;
-        --verbose) verbose=; shift ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
+parse_args '--workdir=work --verbose:verbose=' "$@"
 work=$(vm_workdir "$work" selftest)
 src=$VM_DIR/selftest
-t0=$(vm_now)
+t0=$(now)
 
-vm_need_pkgs gcc libc6-dev libdrm-dev libcairo2-dev pkg-config python3
+need_host_packages gcc libc6-dev libdrm-dev libcairo2-dev pkg-config python3
 "$VM_DIR/kernel.sh" > /dev/null
-t_kernel=$(vm_elapsed "$t0")
+t_kernel=$(elapsed "$t0")
 
 gcc -O2 -Wall -o "$work/drmcheck" "$src/drmcheck.c" $(pkg-config --cflags --libs libdrm)
 gcc -O2 -Wall -o "$work/evread" "$src/evread.c"
@@ -33,11 +26,11 @@ gcc -O2 -Wall -o "$work/cairotext" "$src/cairotext.c" $(pkg-config --cflags --li
 vm_test_files "$src/touch.desc" "$src/tap.events" "$src/two-finger.events"
 "$VM_DIR/build-initramfs.sh" --out "$work/initrd.gz" --scenario "$src/scenario.sh" \
     --binary "$work/drmcheck" --binary "$work/evread" --binary "$work/cairotext" "${VM_FILES[@]}"
-t_build=$(vm_elapsed "$t0")
+t_build=$(elapsed "$t0")
 
 out=$work/out
 vm_boot "$work/initrd.gz" "$out" 120 $verbose
-t_vm=$(vm_elapsed "$t0")
+t_vm=$(elapsed "$t0")
 
 # --- assertions (vm_check and friends: lib.sh) ---------------------------------------------
 in_section() { # FROM-REGEX TO-REGEX REGEX: REGEX occurs between the two marker lines

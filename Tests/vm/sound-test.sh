@@ -9,22 +9,20 @@
 # usage: Tests/vm/sound-test.sh [--binary PATH] [--workdir DIR] [--verbose]
 #   --binary PATH   test this bubble-kiosk (default: `make release`); it also runs on the host
 #   --workdir DIR   generated files, initramfs, serial.log (default: a new /tmp/vm-sound.* dir)
-#   --verbose       echo the guest's serial console while it runs
+#   --verbose       echo the guest's serial console while it runs, and every check's details
 # Ends with "sound-test: N passed, N failed"; exit 0 only when nothing failed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-vm_test_args 2,13 "$@"
+vm_test_args '' "$@"
 work=$(vm_workdir "$work" sound)
-t0=$(vm_now)
-vm_need_pkgs python3 alsa-utils
+t0=$(now)
+need_host_packages python3 alsa-utils
 "$VM_DIR/kernel.sh" > /dev/null
 binary=$(vm_kiosk_binary "$binary")
 
 # --- test files: pulses for sounds, a round that taps Start and pops three bubbles ----------
-gen=$work/test
-rm -rf "$gen"
-mkdir -p "$gen"
+vm_test_dir
 python3 - "$gen" <<'PY'
 import struct, sys
 def pulse(path, level, ms, rate=48000):
@@ -160,5 +158,5 @@ vm_check "busy: the game went on (status lines, playing)" vm_in_order busy '^t=.
 vm_check "no crash messages" bash -c "! grep -qE 'Fatal error|Segmentation|Aborted' '$VM_LOG'"
 echo "--- sound figures from bench on hw:Loopback,0,0"
 vm_lines bench | tr ',' '\n' | grep sound || true
-echo "--- timings: total $(vm_elapsed "$t0") s; artifacts: $work/out (serial.log)"
+echo "--- timings: total $(elapsed "$t0") s; artifacts: $work/out (serial.log)"
 vm_summary sound-test 60

@@ -27,7 +27,7 @@
 #                                 [--dropin FILE]...
 #   --deb FILE      the package to test (default: `make deb`, build/bubble-kiosk_*_ARCH.deb)
 #   --workdir DIR   the root, initramfs, serial.log and screendumps (default: /tmp/vm-systemd.*)
-#   --verbose       echo the guest's serial console while it runs
+#   --verbose       echo the guest's serial console while it runs, and every check's details
 #   --dropin FILE   also install FILE as a drop-in for bubble-kiosk.service in the guest
 #                   (for experiments with unit settings; the test proper uses none)
 # Prints the time from kernel start to the game's first frame. Ends with
@@ -35,45 +35,37 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} deb= verbose=--quiet dropins=() arch=amd64 suite_args=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --deb) deb=$2; shift 2 ;;
-        --arch) [ "${2:-}" = arm64 ] || vm_die "--arch takes arm64"; arch=arm64; shift 2 ;;
-        --suite) [ "${2:-}" = trixie ] || vm_die "--suite takes trixie"; suite_args=(--suite trixie); shift 2 ;;
-        --workdir) work=$2; shift 2 ;;
-        --verbose) verbose=; export VM_VERBOSE=1; shift ;;
-        --dropin) dropins+=("$2"); shift 2 ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
-        *) vm_die "unknown argument: $1" ;;
-    esac
-done
+work=${VM_WORK:-} deb= verbose=--quiet dropins=() arch=amd64 suite=
+parse_args '--deb=deb --arch=arch(arm64) --suite=suite(trixie) --workdir=work --verbose:verbose= --dropin+=dropins' "$@"
+[ -n "$verbose" ] || export VM_VERBOSE=1
+suite_args=()
+[ -z "$suite" ] || suite_args=(--suite "$suite")
 work=$(vm_workdir "$work" systemd-$arch)
 # debian13: the arm64 boot or the trixie amd64 one; they run the cut of checks and pop a bubble.
 name=vm-test-systemd debian13=0
 [ $arch = amd64 ] || name=vm-test-$arch debian13=1
 [ ${#suite_args[@]} = 0 ] || name=vm-test-trixie-amd64 debian13=1
 repo=$(cd "$VM_DIR/../.." && pwd)
-t0=$(vm_now)
+t0=$(now)
 
-vm_need_pkgs python3 busybox-static gzip kmod
+need_host_packages python3 busybox-static gzip kmod
 if [ -z "$deb" ]; then
     target=deb
     [ $arch = amd64 ] || target=deb-$arch
-    vm_log "make $target"
+    log "make $target"
     make -C "$repo" $target >&2
     deb=$(ls "$repo"/build/bubble-kiosk_*_$arch.deb | head -n1)
 fi
-[ -f "$deb" ] || vm_die "no package at '$deb'"
+[ -f "$deb" ] || die "no package at '$deb'"
 
 kernel_args=() machine=()
 if [ $arch = arm64 ]; then
     vm_binfmt_aarch64     # dpkg's maintainer scripts in the arm64 root run under qemu-user
     kernel_args=(--arch arm64)
 fi
-paths=$("$VM_DIR/kernel.sh" "${kernel_args[@]}") || vm_die "no kernel"
+paths=$("$VM_DIR/kernel.sh" "${kernel_args[@]}") || die "no kernel"
 eval "$paths"
-t_kernel=$(vm_elapsed "$t0")
+t_kernel=$(elapsed "$t0")
 # The package's own Depends go into the root (first of each alternative, versions dropped), so
 # dpkg -i checks them for real and a new dependency never meets a root cached without it.
 depends=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' \
@@ -81,16 +73,16 @@ depends=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[
 # The Debian 12 package in a Debian 13 root: its bookworm names (libasound2) are only provided
 # there (by libasound2t64), which debootstrap cannot resolve but apt can: apt installs it below.
 [ ${#suite_args[@]} = 0 ] || depends=fonts-dejavu-core
-paths=$("$VM_DIR/debian-root.sh" --with "$depends" "${kernel_args[@]}" "${suite_args[@]}") || vm_die "no Debian root"
+paths=$("$VM_DIR/debian-root.sh" --with "$depends" "${kernel_args[@]}" "${suite_args[@]}") || die "no Debian root"
 eval "$paths"
-t_debootstrap=$(vm_elapsed "$t0")
+t_debootstrap=$(elapsed "$t0")
 
 # --- the guest's root: a copy of the cached one, with the package installed -----------------
 root=$work/root
 rm -rf "$root"
 cp -a "$ROOT" "$root"
 rm -f "$root/.complete"
-t_copy=$(vm_elapsed "$t0")
+t_copy=$(elapsed "$t0")
 cp "$deb" "$root/tmp/bubble-kiosk.deb"
 dpkg_rc=0
 if [ ${#suite_args[@]} = 0 ]; then
@@ -131,7 +123,7 @@ add_module() {
     f=${mod_file[$name]:-}
     if [ -z "$f" ]; then
         grep -q "/${1//[-_]/[-_]}\.ko" "$MODDIR/modules.builtin" && return 0
-        vm_die "kernel module $name not found under $MODDIR"
+        die "kernel module $name not found under $MODDIR"
     fi
     for dep in $(modinfo -F depends "$f" | tr ',' ' '); do add_module "$dep"; done
     mkdir -p "$kmods/$(dirname "${f#"$MODDIR"/}")"
@@ -194,7 +186,7 @@ echo bubble-kiosk-vm > "$root/etc/hostname"
 if [ ${#dropins[@]} -gt 0 ]; then
     mkdir -p "$root/etc/systemd/system/bubble-kiosk.service.d"
     for f in "${dropins[@]}"; do
-        vm_log "drop-in for the experiment: $f"
+        log "drop-in for the experiment: $f"
         cp "$f" "$root/etc/systemd/system/bubble-kiosk.service.d/$(basename "$f" .conf).conf"
     done
 fi
@@ -202,15 +194,14 @@ ln -sf /lib/systemd/systemd "$root/init"
 
 # systemd runs from the initramfs as the real root (there is no /etc/initrd-release).
 (cd "$root" && find . -mindepth 1 | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$work/initrd.gz"
-t_initrd=$(vm_elapsed "$t0")
-vm_log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
+t_initrd=$(elapsed "$t0")
+log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
 
 out=$work/out
 vm_boot "$work/initrd.gz" "$out" 900 $verbose --mem 1024 "${machine[@]}" "${boot_args[@]}" -- -smp 2
-t_vm=$(vm_elapsed "$t0")
+t_vm=$(elapsed "$t0")
 
 # --- what the host checks ----------------------------------------------------------------------
-export VM_DIR
 vm_check "the package installed in the Debian root (dpkg -i, or apt on trixie; dependencies met)" [ "$dpkg_rc" = 0 ]
 vm_check "postinst created the system user bubble-kiosk" grep -q '^bubble-kiosk:x:[0-9]*:' "$root/etc/passwd"
 vm_check "postinst enabled the unit" test -L "$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service"

@@ -9,11 +9,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-. "$here/lib.sh"
-[ $# -gt 0 ] || { sed -n '2,8p' "$0"; exit 2; }
+. "$here/../lib.sh"
+# (Not parse_args: every argument, options too, belongs to COMMAND.)
+[ $# -gt 0 ] || { script_help; exit 2; }
 case "$PWD/" in
     "$repo"/*) ;;
-    *) arm64_die "run it from inside the checkout ($repo), not $PWD" ;;
+    *) die "run it from inside the checkout ($repo), not $PWD" ;;
 esac
 eval "$("$here/toolchain.sh")"
 in_chroot "$TOOLCHAIN" --bind "$repo" /usr/bin/env HOME=/tmp PKG_CONFIG_PATH=/usr/lib/aarch64-linux-gnu/pkgconfig \

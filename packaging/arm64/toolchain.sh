@@ -5,7 +5,8 @@
 # and a Swift SDK description that ties them together. It is kept in $ARM64_CACHE (default
 # /var/cache/bubble-kiosk-arm64), outside any checkout; the folder's name carries a hash of its
 # inputs (suite, mirror, package lists, this script), so changing one builds a new environment
-# and removes the old one (the shared helpers in lib.sh are not an input).
+# (the shared helpers in packaging/lib.sh are not an input). Environments no run has used for
+# two weeks are removed then: checkouts at other commits may share the cache and still use theirs.
 #
 # usage: packaging/arm64/toolchain.sh [--rebuild]
 # Prints TOOLCHAIN=/var/cache/bubble-kiosk-arm64/trixie-<hash> on stdout (progress on stderr), so
@@ -16,15 +17,11 @@
 # Needs root (debootstrap, chroot) and about 4.5 GB of disk; about 750 MB are downloaded.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+. "$here/../lib.sh"
 
 rebuild=0
-case "${1:-}" in
-    --rebuild) rebuild=1 ;;
-    "") ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) arm64_die "unknown argument: $1" ;;
-esac
+parse_args '--rebuild:rebuild=1' "$@"
+ARM64_CACHE=${ARM64_CACHE:-/var/cache/bubble-kiosk-arm64}
 
 SUITE=trixie
 SDK_NAME=aarch64-debian13
@@ -47,32 +44,27 @@ exec 9>"$ARM64_CACHE/.lock"
 flock 9            # one build of the environment at a time when several runs share the cache
 
 if [ $rebuild = 0 ] && [ -f "$root/.complete" ]; then
+    touch "$root/.complete"     # used now: see the removal of unused ones below
     echo "TOOLCHAIN=$root"
     exit 0
 fi
 
-need_host_packages debootstrap
-start=$(arm64_now)
-remove_tree "$root"
-remove_tree "$root.partial"
-arm64_log "debootstrap $SUITE (amd64) from $MIRROR"
-if ! debootstrap --variant=minbase "$SUITE" "$root.partial" "$MIRROR" > "$ARM64_CACHE/debootstrap.log" 2>&1; then
-    tail -n 20 "$ARM64_CACHE/debootstrap.log" >&2
-    arm64_die "debootstrap failed (log: $ARM64_CACHE/debootstrap.log)"
-fi
-arm64_log "debootstrap done after $(arm64_elapsed "$start") s"
+start=$(now)
+log "debootstrap $SUITE (amd64) from $MIRROR"
+debootstrap_partial "$root" "$ARM64_CACHE/debootstrap.log" "$SUITE" --variant=minbase
+log "debootstrap done after $(elapsed "$start") s"
 
 # apt inside the root runs as root (no _apt sandbox user: downloads go to folders root owns).
 in_root() { in_chroot "$root.partial" "$@"; }
 echo 'APT::Sandbox::User "root";' > "$root.partial/etc/apt/apt.conf.d/90bubble-kiosk"
 in_root dpkg --add-architecture arm64
 in_root apt-get update -qq >&2
-arm64_log "apt-get install (amd64: $HOST_PACKAGES; arm64: the -dev libraries)"
+log "apt-get install (amd64: $HOST_PACKAGES; arm64: the -dev libraries)"
 # shellcheck disable=SC2086 # the package lists are word lists
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     $HOST_PACKAGES $ARM64_PACKAGES > "$ARM64_CACHE/apt.log" 2>&1 \
-    || { tail -n 30 "$ARM64_CACHE/apt.log" >&2; arm64_die "apt-get install failed (log: $ARM64_CACHE/apt.log)"; }
-arm64_log "packages installed after $(arm64_elapsed "$start") s"
+    || { tail -n 30 "$ARM64_CACHE/apt.log" >&2; die "apt-get install failed (log: $ARM64_CACHE/apt.log)"; }
+log "packages installed after $(elapsed "$start") s"
 
 # The arm64 Swift runtime and modules: unpacked, not installed (the arm64 compiler cannot run here).
 dl=$root.partial/tmp/swift-arm64
@@ -81,7 +73,7 @@ in_root sh -c 'cd /tmp/swift-arm64 && apt-get download -qq swiftlang:arm64 libsw
 mkdir -p "$dl/x"
 for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$dl/x"; done
 swiftlib=usr/libexec/swift/lib
-[ -d "$dl/x/$swiftlib/swift_static/linux" ] || arm64_die "no $swiftlib/swift_static/linux in swiftlang:arm64"
+[ -d "$dl/x/$swiftlib/swift_static/linux" ] || die "no $swiftlib/swift_static/linux in swiftlang:arm64"
 mkdir -p "$root.partial/opt/swift-arm64"
 for part in swift swift_static clang; do
     [ -e "$dl/x/$swiftlib/$part" ] && mv "$dl/x/$swiftlib/$part" "$root.partial/opt/swift-arm64/"
@@ -129,8 +121,12 @@ EOF
 rm -rf "$root.partial"/usr/share/{doc,man,info,locale}/* "$root.partial"/var/cache/apt/archives/*.deb
 touch "$root.partial/.complete"
 mv "$root.partial" "$root"
+# Others (or half-made ones) not used for two weeks; .complete's time is the last use.
 for old in "$ARM64_CACHE"/"$SUITE"-*; do
-    [ -d "$old" ] && [ "$old" != "$root" ] && remove_tree "$old"
+    [ -d "$old" ] && [ "$old" != "$root" ] || continue
+    stamp=$old/.complete
+    [ -e "$stamp" ] || stamp=$old
+    [ -z "$(find "$stamp" -maxdepth 0 -mtime +14)" ] || remove_tree "$old"
 done
-arm64_log "arm64 build environment ready in $(arm64_elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
+log "arm64 build environment ready in $(elapsed "$start") s ($(du -sm "$root" | cut -f1) MB): $root"
 echo "TOOLCHAIN=$root"

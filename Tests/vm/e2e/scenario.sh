@@ -12,7 +12,7 @@
 #   E2E-WAIT timeout ...       something the scenario waited for did not happen
 
 VM_TAG=E2E
-. /usr/lib/vm-guest.sh   # say, step, wait_for, new_device, unplug, finish...: Tests/vm/guest-lib.sh
+. /usr/lib/vm-guest.sh   # say, step, poll, wait_for, new_device, unplug, finish...: Tests/vm/guest-lib.sh
 
 # kiosk RUN CONFIG [TTY]: the kiosk on DRM with evdev input in the background, output in
 # /tmp/RUN.log, stdin from TTY (a VT makes it take part in VT switching; default /dev/null);
@@ -42,17 +42,11 @@ play() {
 # frames RUN: the frame count of RUN's latest status line.
 frames() { grep -E '^t=' "/tmp/$1.log" | tail -n1 | sed -E 's/.* frames=([0-9]+) .*/\1/'; }
 
-# drawn RUN N: waits (5 s at most) until a status line of RUN shows more than N frames: the
-# kiosk has drawn again (the first frame after a switch renders every sprite anew, which
-# takes a while under TCG).
-drawn() {
-    _vm_n=0
-    while [ "$(frames "$1")" -le "$2" ]; do
-        _vm_n=$((_vm_n + 1))
-        [ $_vm_n -gt 50 ] && { say WAIT "timeout: no frame after frame $2 in /tmp/$1.log"; return 1; }
-        sleep 0.1
-    done
-}
+# drawn RUN N: waits (5 s, as every wait: see VM_WAIT_SCALE) until a status line of RUN shows
+# more than N frames: the kiosk has drawn again (the first frame after a switch renders every
+# sprite anew, which takes a while under TCG).
+drawn() { poll 5 "a frame after frame $2 in /tmp/$1.log" more_frames "$1" "$2"; }
+more_frames() { [ "$(frames "$1")" -gt "$2" ] 2>/dev/null; }
 
 # switch_vt N NAME: chvt N (it waits until the switch is done, which takes the kiosk's
 # acknowledgement when it leaves or enters tty1), then reports the active VT.
