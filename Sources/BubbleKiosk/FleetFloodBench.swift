@@ -44,7 +44,7 @@ enum FleetFloodBench {
         let kiosk = try VirtualKiosk(settings: settings, size: size, input: NoTouchInput(), options: options)
         kiosk.runtime.logger = .discard
         let link = CountingLink()
-        let layer = FleetLayer(sound: nil, backlight: nil, connect: { _, _, deliver in
+        let layer = FleetLayer(connect: { _, _, deliver in
             link.deliver = deliver
             return link
         })

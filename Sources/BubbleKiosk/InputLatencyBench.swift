@@ -37,6 +37,6 @@ enum InputLatencyBench {
         }
         runtime.finish()
         let samples = runtime.latencies.samples
-        return Timing(Array(samples.suffix(max(0, min(frames, samples.count - before)))))
+        return Timing(samples.suffix(max(0, min(frames, samples.count - before))).map(\.inMilliseconds))
     }
 }

@@ -23,9 +23,9 @@ enum LayerLoadBench {
     static func measure(size: PixelSize, seed: UInt64) throws -> Report {
         var report = Report()
         let bare = try play(size: size, seed: seed, layers: false)
-        report.bare = Timing(bare.frameTimes.samples)
+        report.bare = bare.frameTimes.timing
         let layered = try play(size: size, seed: seed, layers: true)
-        report.layered = Timing(layered.frameTimes.samples)
+        report.layered = layered.frameTimes.timing
         report.frames = layered.frameTimes.samples.count
         report.pops = layered.pops
         report.hooksStarted = layered.hooksStarted

@@ -32,7 +32,7 @@ struct RoundRecordingCommand: KioskCommand {
         var recording = RoundRecording(transform: TouchTransform(native: native, rotation: rotation),
                                        startButton: args.has("no-start") ? nil
                                            : (game.button(for: setup.mode) ?? game.button).center)
-        if args.has("no-start") { recording.startMS = 100 }
+        if args.has("no-start") { recording.start = .milliseconds(100) }
         if setup.mode == .joystick {
             Console.out(recording.text(steering: round, limit: limit))
         } else {

@@ -173,14 +173,16 @@ struct ScoreWriterTestCommand: KioskCommand {
         guard let directory = args.value("state-dir") else { throw UsageError("--state-dir DIR is required") }
         let rounds = try args.int("rounds", default: Int.max, range: 1...Int.max)
         var rng = SeededGenerator(seed: try args.seed() ?? 1)
-        let writer = try ScoreWriter(directory: directory)
+        let clock = SystemWallClock()
+        let writer = try ScoreWriter(directory: directory, start: clock.local(SystemWallClock.now()))
         defer { writer.stop() }
         var written = 0
         while written < rounds {
-            let record = RoundRecord(startedMS: wallClockMS(), durationMS: Int64(rng.next() % 60_000),
+            let now = clock.local(SystemWallClock.now())
+            let record = RoundRecord(started: now.wall, duration: .milliseconds(rng.next() % 60_000),
                                      mode: rng.next() % 2 == 0 ? .classic : .timed, score: Int(rng.next() % 500),
                                      popped: Int(rng.next() % 12), outcome: RoundOutcome.allCases[Int(rng.next() % 3)])
-            writer.post(.record(record, roundStart: TimeStamp(microseconds: Int64(written)), tableSize: 10, rows: 0))
+            writer.post(.record(record, roundStart: TimeStamp(microseconds: Int64(written)), tableSize: 10, rows: 0, at: now))
             var done = false
             while !done {
                 for result in writer.results.wait() {

@@ -26,7 +26,7 @@ struct TouchHeatmapCommand: KioskCommand {
         let directory = StateDirectory.resolveForReading(flag: args.value("state-dir"))
         let path = ScoreStore.path(in: directory)
         let store = try ScoreStore(existingIn: directory)
-        let (map, touchedDays) = try store?.touchHeatmap(days: days, nowMS: wallClockMS()) ?? (TouchHeatmap(), 0)
+        let (map, touchedDays) = try store?.touchHeatmap(days: days, today: SystemWallClock().local(SystemWallClock.now()).day) ?? (TouchHeatmap(), 0)
         let span = days.map { $0 == 1 ? "today" : "the last \($0) days" } ?? "every day"
         let title = "Touch heatmap, \(span): \(echoed(path, limit: 80))"
         // About 4 px/mm on a kiosk-sized picture, so the labels read like the touch test's.

@@ -22,10 +22,6 @@ public final class BacklightLayer: KioskLayer {
     public private(set) var writes = 0
     private let classDirectory: String
     private var policy = BacklightPolicy(DisplaySettings())
-    private var lastActivity = TimeStamp.zero
-    private var asleep = false
-    /// The touch-test screen is open: its touches reach no layer, and someone is at the panel.
-    private var touchTestOpen = false
     private var dimmed = false
     private weak var host: LayerHost?
     private var timer: EventLoop.TimerID?
@@ -39,7 +35,6 @@ public final class BacklightLayer: KioskLayer {
         self.host = host
         let display = host.settings.display
         policy = BacklightPolicy(display)
-        lastActivity = host.loop.now
         let (directory, note) = Backlight.locate(BacklightChoice(display.backlight) ?? .auto, classDirectory: classDirectory)
         if let note { log(note.0, note.1) }
         guard let directory else { return }
@@ -70,19 +65,9 @@ public final class BacklightLayer: KioskLayer {
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
         guard backlight != nil else { return }
         switch event {
-        case .touchTest(let open):
-            touchTestOpen = open
-            lastActivity = max(lastActivity, facts.time)
-        case .touch, .operatorGesture:
-            lastActivity = max(lastActivity, facts.time)
-        case .displaySleep(let nowAsleep):
-            asleep = nowAsleep
-            // Woken by a touch (or the schedule's end): the panel comes back bright.
-            if !nowAsleep { lastActivity = max(lastActivity, facts.time) }
-        default:
-            return
+        case .touchTest, .touch, .operatorGesture, .displaySleep: apply(at: facts.time)
+        default: return
         }
-        apply(at: facts.time)
     }
 
     public func reload(_ settings: Settings) {
@@ -110,6 +95,13 @@ public final class BacklightLayer: KioskLayer {
         return true
     }
 
+    public func perform(_ command: KioskCommand, by who: String) -> Bool {
+        guard case .brightness(let value) = command else { return false }
+        return setLevel255(value)
+    }
+
+    public func contribute(to snapshot: inout KioskSnapshot) { snapshot.brightness = level255 }
+
     /// Puts the level back as found and the power on.
     public func stop() {
         guard let backlight else { return }
@@ -120,10 +112,11 @@ public final class BacklightLayer: KioskLayer {
 
     /// Writes what the policy wants at `now` and arms the timer for its next look.
     private func apply(at now: TimeStamp) {
-        guard let backlight else { return }
+        guard let backlight, let kiosk = host?.snapshot else { return }
         // While the touch-test screen is open, someone is at the panel: never dim under them.
-        let activity = touchTestOpen ? now : lastActivity
-        let decision = policy.decide(lastActivity: activity, asleep: asleep, at: now, found: found, maximum: backlight.maximum)
+        // Woken by a touch (or the schedule's end), the panel comes back bright.
+        let activity = kiosk.onScreen == .touchTest ? now : kiosk.activity.latest
+        let decision = policy.decide(lastActivity: activity, asleep: kiosk.asleep, at: now, found: found, maximum: backlight.maximum)
         // Off before a change of level (nothing flashes), on after it.
         if backlight.hasPower && !decision.powerOn && powerOn != false {
             guard write(backlight.powerPath, { try backlight.setPower(on: false) }) else { return }

@@ -81,21 +81,21 @@ extension FleetLayer {
         let who = "an MQTT command"
         switch command {
         case .display(let on):
-            host.switchDisplay(on: on, by: who)
+            host.perform(.display(on: on), by: who)
         case .brightness(let value):
-            if backlight?.setLevel255(value) != true, noBacklight.noteFirst() {
+            if !host.perform(.brightness(value), by: who), noBacklight.noteFirst() {
                 log(.warning, "mqtt: brightness/set: this kiosk has no backlight it can set ([display] backlight); ignored")
             }
         case .volume(let percent):
-            sound?.setVolume(Double(percent) / 100)
+            host.perform(.volume(Double(percent) / 100), by: who)
             log(.info, "mqtt: volume set to \(percent)% (until the next reload)")
         case .touchTest(let open):
-            host.switchTouchTest(open: open, by: who)
+            host.perform(.touchTest(open: open), by: who)
         case .reload:
             log(.notice, "mqtt: reloading the configuration, as asked")
-            host.reload()
+            host.perform(.reload, by: who)
         case .restart:
-            host.resetForOperator(by: who)
+            host.perform(.operatorReset, by: who)
         case .screenshot:
             publishScreenshot(host)
         }

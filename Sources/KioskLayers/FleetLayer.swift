@@ -39,10 +39,7 @@ public final class FleetLayer: KioskLayer {
     /// Commands carried out, and messages refused or dropped, since the start.
     public internal(set) var commandsDone = 0
     public internal(set) var commandsRefused = 0
-    let sound: SoundLayer?
-    let backlight: BacklightLayer?
     private let hostName: () -> String
-    let unixTime: () -> Double
     weak var host: LayerHost?
     private var settings = MQTTSettings()
     private var broker: MQTTBroker?
@@ -58,34 +55,24 @@ public final class FleetLayer: KioskLayer {
     /// Home Assistant's `online` answered at most once per 10 s.
     var resendPacing = DiscoveryResendPacing()
     var resendTimer: EventLoop.TimerID?
-    private var lastTouch: Double?
     /// What `PREFIX/last_touch` said last on this connection (nil: nothing yet).
     private var lastTouchSent: String?
-    /// The best score the score layer announced: its event comes before the board it shows.
-    private var bestAnnounced = 0
     /// A screen's picture being made into PNG on a thread of its own (a whole screen takes
     /// longer than a frame); one at a time, and a command meanwhile is answered by that one.
     var encoder: WorkerThread?
     var encoded: Mailbox<ScreenshotOutcome>?
     private var encodedWatch: LoopRegistration?
-    /// Rounds started in this process, by local day; the store adds those of earlier runs.
-    private var roundsToday = DailyCount()
     /// The connection's story for the log: up or not, and the last failure said.
     private(set) var connected = false
     private var failedTries = 0
     private var lastFailure: String?
 
     /// - Parameters:
-    ///   - sound, backlight: the layers volume and brightness commands go to (nil: none).
     ///   - hostName: where the default node id comes from.
     ///   - connect: the broker link (tests and the bench hand in a recorder).
-    public init(sound: SoundLayer?, backlight: BacklightLayer?, hostName: @escaping () -> String = FleetLayer.systemHostName,
-                unixTime: @escaping () -> Double = SystemWallClock.unixSeconds, connect: @escaping Connect = FleetLayer.mosquitto) {
+    public init(hostName: @escaping () -> String = FleetLayer.systemHostName, connect: @escaping Connect = FleetLayer.mosquitto) {
         self.connect = connect
-        self.sound = sound
-        self.backlight = backlight
         self.hostName = hostName
-        self.unixTime = unixTime
     }
 
     public func attach(to host: LayerHost) {
@@ -97,7 +84,7 @@ public final class FleetLayer: KioskLayer {
         let names = FleetNames(nodeID: nodeID, topicPrefix: settings.topicPrefix.isEmpty ? nil : settings.topicPrefix)
         let discovery = HomeAssistantDiscovery(names: names, discoveryPrefix: settings.discoveryPrefix,
                                                softwareVersion: KioskVersion.current, model: "bubble-kiosk",
-                                               hasBacklight: backlight?.level255 != nil)
+                                               hasBacklight: host.snapshot.brightness != nil)
         self.names = names
         self.discovery = discovery
         guard let password = readPassword() else { return }
@@ -138,18 +125,8 @@ public final class FleetLayer: KioskLayer {
 
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
         guard connection != nil else { return }
-        switch event {
-        case .touch(let frame) where !frame.contacts.isEmpty:
-            lastTouch = unixTime()
-        case .game(.roundStarted(demo: false)):
-            roundsToday.add(onDay: SystemWallClock.localDay(unixSeconds: unixTime()))
-        case .highScore(let best):
-            bestAnnounced = max(bestAnnounced, best.score)
-        default:
-            break
-        }
         if connected, let names, let (hook, fields) = HookEventMapper.map(event, facts) {
-            let payload = HookPayload(hook, time: unixTime(), fields: HookLayer.fields(for: hook, fields, host: host))
+            let payload = HookPayload(hook, time: facts.wall, fields: HookLayer.fields(for: hook, fields, host: host))
             connection?.publish(MQTTMessage(topic: names.eventTopic, payload: Array(JSON.object(payload.fields).text.utf8), retain: false))
         }
         publishState()
@@ -216,8 +193,8 @@ public final class FleetLayer: KioskLayer {
     private var brokerName: String { broker.map { "\($0)" } ?? "?" }
 
     func sendDiscovery() {
-        guard var discovery else { return }
-        discovery.hasBacklight = backlight?.level255 != nil
+        guard var discovery, let host else { return }
+        discovery.hasBacklight = host.snapshot.brightness != nil
         self.discovery = discovery
         for config in discovery.configs {
             connection?.publish(MQTTMessage(topic: config.topic, payload: Array(config.payload.text.utf8), retain: true))
@@ -233,23 +210,25 @@ public final class FleetLayer: KioskLayer {
     /// What `PREFIX/state` says now.
     public var state: FleetState? {
         guard let host else { return nil }
-        let game = host.game
-        let highScore = max(host.scoreBoard.lists.values.compactMap { $0.allTime.first }.max() ?? 0, bestAnnounced)
+        let kiosk = host.snapshot
+        let game = kiosk.game
+        let highScore = max(kiosk.scoreBoard.lists.values.compactMap { $0.allTime.first }.max() ?? 0, kiosk.bestAnnounced)
         return FleetState(
-            screen: host.fleetScreen, mode: game.round?.mode ?? game.modes.first ?? .classic,
-            score: game.round?.score ?? 0, displayOn: !host.isAsleep, brightness: backlight?.level255,
-            volume: Int(((sound?.volume ?? host.settings.sounds.volume) * 100).rounded()),
-            roundsToday: roundsTodayCount(host), highScore: highScore, lastTouch: lastTouch,
-            touchscreens: host.liveFigures.touchscreens ?? 0,
-            version: KioskVersion.current, uptimeS: Int((host.loop.now - host.startTime).inSeconds))
+            screen: kiosk.onScreen.fleetScreen, mode: game.round?.mode ?? game.modes.first ?? .classic,
+            score: game.round?.score ?? 0, displayOn: !kiosk.asleep, brightness: kiosk.brightness,
+            volume: Int(((kiosk.volume ?? host.settings.sounds.volume) * 100).rounded()),
+            roundsToday: roundsToday(kiosk, host), highScore: highScore,
+            lastTouch: kiosk.activity.lastTouch.map { host.wallClock.wallTime(at: $0) },
+            touchscreens: kiosk.liveFigures.touchscreens ?? 0,
+            version: KioskVersion.current, uptime: host.loop.now - kiosk.startTime)
     }
 
     /// Rounds people started today: this process's, and those of earlier runs the score store
     /// counted at the start (a restart at noon does not start the day again).
-    private func roundsTodayCount(_ host: LayerHost) -> Int {
-        let today = SystemWallClock.localDay(unixSeconds: unixTime())
-        let before = host.scoreBoard.roundsBeforeStart.flatMap { $0.day == today ? $0.rounds : nil } ?? 0
-        return before + roundsToday.count(onDay: today)
+    private func roundsToday(_ kiosk: KioskSnapshot, _ host: LayerHost) -> Int {
+        let today = host.wallClock.local(at: host.loop.now).day.number
+        let before = kiosk.scoreBoard.roundsBeforeStart.flatMap { $0.day == today ? $0.rounds : nil } ?? 0
+        return before + kiosk.roundsByDay.count(onDay: today)
     }
 
     /// Publishes the state if pacing allows, and arms the timer for the next look.
@@ -260,7 +239,7 @@ public final class FleetLayer: KioskLayer {
             connection?.publish(MQTTMessage(topic: names.stateTopic, payload: Array(send.json.text.utf8), retain: true))
             publishLastTouch(send, names)
             // The backlight came or went (a write failed): the light's brightness with it.
-            if let discovery, discovery.hasBacklight != (backlight?.level255 != nil) { sendDiscovery() }
+            if let discovery, discovery.hasBacklight != (send.brightness != nil) { sendDiscovery() }
         }
         host.loop.arm(stateTimer, at: step.next)
     }
@@ -268,7 +247,9 @@ public final class FleetLayer: KioskLayer {
     /// `PREFIX/last_touch` when the state's last touch changed (Home Assistant's timestamp
     /// sensor reads it there); nothing before the first touch.
     private func publishLastTouch(_ state: FleetState, _ names: FleetNames) {
-        guard let time = state.lastTouch, let text = UTCTimeText.iso8601(unixSeconds: time), text != lastTouchSent else { return }
+        guard let time = state.lastTouch else { return }
+        let text = ClockText.iso8601(time)
+        guard text != lastTouchSent else { return }
         if connection?.publish(MQTTMessage(topic: names.lastTouchTopic, payload: Array(text.utf8), retain: true)) == true {
             lastTouchSent = text
         }

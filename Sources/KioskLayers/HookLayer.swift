@@ -18,7 +18,7 @@ public final class HookLayer: KioskLayer {
 
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
         guard let runner, let (hook, fields) = HookEventMapper.map(event, facts) else { return }
-        runner.fire(hook, fields: Self.fields(for: hook, fields, host: host))
+        runner.fire(hook, fields: Self.fields(for: hook, fields, host: host), at: facts.wall)
     }
 
     /// A hook's data: the mapper's, with the display and input names where they matter (the

@@ -2,16 +2,22 @@ import KioskCore
 import KioskPlatform
 
 /// A part of the kiosk that follows the game from outside the frame path (sounds, hooks, scores,
-/// metrics, fleet control). The runtime announces; layers listen.
+/// metrics, the backlight, fleet control). The runtime announces; layers listen.
 ///
 /// Everything is called on the loop's thread, in the order the layers were attached. A layer
 /// makes its timers and registers its descriptors on `host.loop` in `attach`, and must not block
-/// a frame in `handle`: slow work goes to a thread of its own.
+/// a frame in `handle`: slow work goes to a thread of its own. A layer keeps no copy of the
+/// kiosk's state: each event comes with its facts, and `host.snapshot` says the rest.
 public protocol KioskLayer: AnyObject {
     /// Called once, before the loop runs.
     func attach(to host: LayerHost)
     /// An event, with what every layer needs to know about it.
     func handle(_ event: KioskEvent, _ facts: EventFacts)
+    /// Carries out a command the runtime does not (volume: the sound layer; brightness: the
+    /// backlight); true when this layer took it. `who` names who asked, for the log.
+    func perform(_ command: KioskCommand, by who: String) -> Bool
+    /// Adds what this layer alone knows to what every layer reads (the volume, the brightness).
+    func contribute(to snapshot: inout KioskSnapshot)
     /// The settings in force after a successful SIGHUP reload.
     func reload(_ settings: Settings)
     /// The kiosk stops: flush, join threads. Called once, before the display is given back.
@@ -20,21 +26,92 @@ public protocol KioskLayer: AnyObject {
 
 extension KioskLayer {
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {}
+    public func perform(_ command: KioskCommand, by who: String) -> Bool { false }
+    public func contribute(to snapshot: inout KioskSnapshot) {}
     public func reload(_ settings: Settings) {}
     public func stop() {}
 }
 
-/// What the runtime offers its layers.
+/// What a layer (fleet control, the score layer) may ask of the kiosk: the same actions a person
+/// at the screen, a signal or the sleep schedule can take, and the two the runtime hands to the
+/// layer that owns them.
+public enum KioskCommand: Equatable, Sendable {
+    /// Off: the display sleeps until a touch or `on` (past any schedule's end). On: it wakes, as
+    /// after a touch.
+    case display(on: Bool)
+    /// Opens or closes the touch-test screen (a sleeping display wakes for it).
+    case touchTest(open: Bool)
+    /// Reads the configuration again, as SIGHUP does.
+    case reload
+    /// The operator reset: the kiosk exits with status 10 and systemd starts it afresh.
+    case operatorReset
+    /// The high-score lists the start and round-over screens show.
+    case showScores(ScoreBoard)
+    /// Loudness 0 to 1 until the next reload (the sound layer's).
+    case volume(Double)
+    /// The backlight's undimmed level 0-255 until the next reload (the backlight layer's).
+    case brightness(Int)
+}
+
+/// What a layer reads of the kiosk at any moment: a copy made when asked, never the runtime's
+/// own state, so no layer keeps one of its own.
+public struct KioskSnapshot {
+    /// What is on the screen now.
+    public var onScreen: OnScreen
+    /// The display's sleep, even while no screen is connected.
+    public var asleep: Bool
+    /// The game: its screen, round and mode.
+    public var game: KioskGame
+    /// When someone was last at the kiosk.
+    public var activity: Activity
+    /// When the kiosk started, on the loop's clock.
+    public var startTime: TimeStamp
+    /// Rounds people started since the start, counted by local day.
+    public var roundsByDay: DailyCount
+    /// The best score the score layer announced (`KioskEvent.highScore`), which comes before
+    /// the board that has it.
+    public var bestAnnounced: Int
+    /// The high-score lists shown now (empty before the score layer's first answer).
+    public var scoreBoard: ScoreBoard
+    /// The touch-downs of play since start, by place (the touch-test screen's are not in it).
+    public var touchHeatmap: TouchHeatmap
+    /// What the kiosk is doing now, for figures written out of the loop (metrics).
+    public var liveFigures: KioskMetrics.LiveFigures
+    /// Loudness 0-1, from the sound layer; nil without one.
+    public var volume: Double?
+    /// The backlight's level 0-255, from the backlight layer; nil without one it can set.
+    public var brightness: Int?
+
+    public init(onScreen: OnScreen, asleep: Bool, game: KioskGame, activity: Activity, startTime: TimeStamp,
+                roundsByDay: DailyCount, bestAnnounced: Int, scoreBoard: ScoreBoard, touchHeatmap: TouchHeatmap,
+                liveFigures: KioskMetrics.LiveFigures) {
+        self.onScreen = onScreen
+        self.asleep = asleep
+        self.game = game
+        self.activity = activity
+        self.startTime = startTime
+        self.roundsByDay = roundsByDay
+        self.bestAnnounced = bestAnnounced
+        self.scoreBoard = scoreBoard
+        self.touchHeatmap = touchHeatmap
+        self.liveFigures = liveFigures
+    }
+}
+
+/// What the runtime offers its layers: the loop, the settings, the log and the wall clock, a
+/// read-only snapshot of the kiosk, and commands.
 public protocol LayerHost: AnyObject {
     var loop: EventLoop { get }
     /// The settings in force.
     var settings: Settings { get }
     var displayName: String { get }
     var inputName: String { get }
-    /// The touch-downs of play since start, by place (the touch-test screen's are not in it).
-    var touchHeatmap: TouchHeatmap { get }
-    /// What the kiosk is doing now, for figures written out of the loop (metrics).
-    var liveFigures: KioskMetrics.LiveFigures { get }
+    /// The one wall clock (the system's, or a virtual one in tests).
+    var wallClock: WallClock { get }
+    /// The kiosk as it is now, layers' contributions included.
+    var snapshot: KioskSnapshot { get }
+    /// A copy of what the screen shows, the caller's alone.
+    func screenSnapshot() -> PixelBuffer
     func log(_ level: Console.Level, _ message: String)
     /// Where lines go from any thread (a layer's worker thread); `log` is the loop's.
     var logger: Logger { get }
@@ -46,28 +123,9 @@ public protocol LayerHost: AnyObject {
     func logging(spell key: String, newEvent: Bool, _ body: () -> Void)
     /// Announces `event` to every layer, as the runtime's own (a new high score).
     func post(_ event: KioskEvent, at time: TimeStamp)
-    /// The high-score lists the start and round-over screens show.
-    func show(_ board: ScoreBoard)
-    /// The lists shown now (empty before the score layer's first answer).
-    var scoreBoard: ScoreBoard { get }
-
-    // What fleet control reads and asks for. `by` names who asked, for the log.
-    /// The game: its screen, round and mode.
-    var game: KioskGame { get }
-    /// What a person in front of the kiosk sees now.
-    var fleetScreen: FleetState.Screen { get }
-    /// When the kiosk started, on the loop's clock.
-    var startTime: TimeStamp { get }
-    var isAsleep: Bool { get }
-    /// Puts the display to sleep until a touch or `on`, or wakes it.
-    func switchDisplay(on: Bool, by who: String)
-    func switchTouchTest(open: Bool, by who: String)
-    /// Reads the configuration again, as SIGHUP does.
-    func reload()
-    /// The operator reset: the kiosk exits with status 10 and systemd starts it afresh.
-    func resetForOperator(by who: String)
-    /// A copy of what the screen shows, the caller's alone.
-    func screenSnapshot() -> PixelBuffer
+    /// Carries out `command`; `who` names who asked, for the log. False when nothing could (a
+    /// brightness without a backlight).
+    @discardableResult func perform(_ command: KioskCommand, by who: String) -> Bool
 }
 
 /// A layer made of closures: for small listeners (tests, benchmarks) that need no state of their own.

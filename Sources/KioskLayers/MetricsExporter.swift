@@ -27,7 +27,6 @@ public final class MetricsExporter: KioskLayer {
     /// The loop, once attached.
     private var loop: EventLoop?
     private var timer: EventLoop.TimerID?
-    private let wallClock: () -> Double
     /// Failed writes in a row, and whether that run of failures was logged.
     private var failedWrites = 0
     private var failureLogged = false
@@ -56,18 +55,17 @@ public final class MetricsExporter: KioskLayer {
         let outcomesWatch: LoopRegistration
     }
 
-    /// `wallClock`: seconds since the Unix epoch (the real-time clock: touch and start times are
-    /// read by people and Prometheus). `offLoop: false` writes on the loop's thread (tests on
-    /// virtual time).
-    public init(wallClock: @escaping () -> Double = SystemWallClock.unixSeconds, offLoop: Bool = true) {
-        self.wallClock = wallClock
+    /// `offLoop: false` writes on the loop's thread (tests on virtual time).
+    public init(offLoop: Bool = true) {
         self.offLoop = offLoop
         settings = MetricsSettings()
-        metrics = KioskMetrics(startTime: wallClock())
+        metrics = KioskMetrics(startTime: .epoch)
     }
 
     public func attach(to host: LayerHost) {
         self.host = host
+        // Start and touch times are read by people and Prometheus: the wall clock's.
+        metrics = KioskMetrics(startTime: host.wallClock.wallTime(at: host.loop.now))
         loop = host.loop
         settings = host.settings.metrics
         let timer = host.loop.addTimer("metrics")
@@ -78,7 +76,7 @@ public final class MetricsExporter: KioskLayer {
     }
 
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
-        metrics.note(event, facts, wallClock: wallClock())
+        metrics.note(event, facts)
     }
 
     public func reload(_ settings: Settings) { apply(settings.metrics) }
@@ -87,8 +85,8 @@ public final class MetricsExporter: KioskLayer {
 
     /// What the runtime knows now, for the file.
     public var live: KioskMetrics.LiveFigures {
-        host?.liveFigures ?? KioskMetrics.LiveFigures(displayUp: false, screens: 0, touchscreens: nil, screen: .start, frames: 0,
-                                                      frameTimesMS: SampleRing(capacity: 1), latenciesMS: SampleRing(capacity: 1))
+        host?.snapshot.liveFigures ?? KioskMetrics.LiveFigures(displayUp: false, screens: 0, touchscreens: nil, screen: .start, frames: 0,
+                                                               frameTimes: SampleRing(capacity: 1), latencies: SampleRing(capacity: 1))
     }
 
     /// The file's text now.

@@ -37,6 +37,14 @@ public final class SoundLayer: KioskLayer {
 
     public func stop() { player?.stop() }
 
+    public func perform(_ command: KioskCommand, by who: String) -> Bool {
+        guard case .volume(let v) = command else { return false }
+        setVolume(v)
+        return true
+    }
+
+    public func contribute(to snapshot: inout KioskSnapshot) { snapshot.volume = volume }
+
     /// Loudness now, 0 to 1: `[sounds] volume`, or what fleet control set since.
     public var volume: Double { settings.volume }
 

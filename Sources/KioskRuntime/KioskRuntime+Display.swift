@@ -15,30 +15,31 @@ extension KioskRuntime {
     /// Screens came or went: everything is painted again (the modes were set anew); with none
     /// left the kiosk waits, and the game goes on meanwhile.
     func screensChanged(at now: TimeStamp) {
-        presenter.repaintAll()
+        stage.presenter.repaintAll()
         if display.screenCount == 0 {
             waitForScreen(at: now)
         } else {
-            loop.arm(screenProbeTimer, at: nil)
-            if let since = screenWaitSince {
-                screenWaitSince = nil
+            loop.arm(stage.screenProbeTimer, at: nil)
+            if let since = stage.screenWaitSince {
+                stage.screenWaitSince = nil
                 log(.notice, "display \(display.name): a screen after \(NumberText.decimal((now - since).inSeconds, places: 1)) s of waiting")
             }
         }
-        loop.arm(frameTimer, at: now)
+        loop.arm(stage.frameTimer, at: now)
         reportStatus()
     }
 
     /// No screen: said once per spell (the log, STATUS=, the metrics), and the connectors are
     /// probed now and then. Waiting is running as intended, so systemd hears READY=1 now.
     func waitForScreen(at now: TimeStamp) {
-        if screenWaitSince == nil {
-            screenWaitSince = now
+        if stage.screenWaitSince == nil {
+            stage.screenWaitSince = now
             log(.warning, "no screen connected: waiting for a display; the game goes on")
-            service.ready(status: serviceStatus)
+            updateOnScreen()
+            reporter.service.ready(status: serviceStatus)
         }
         let period = display.seesHotplug ? Self.screenProbePeriod : Self.screenProbePeriodWithoutEvents
-        loop.arm(screenProbeTimer, at: now + period)
+        loop.arm(stage.screenProbeTimer, at: now + period)
     }
 
     func probeForScreens(at now: TimeStamp) {
@@ -50,9 +51,9 @@ extension KioskRuntime {
     /// The watchdog's keep-alive, sent only while handed-over frames reach the screen (or none
     /// is owed): a display that stopped completing flips gets the kiosk restarted.
     func keepAliveIfFramesShow(at now: TimeStamp) {
-        if presenter.delivery.isHealthy(at: now) {
-            service.keepAlive()
-        } else if presenter.noteStuck(at: now) {
+        if stage.presenter.delivery.isHealthy(at: now) {
+            reporter.service.keepAlive()
+        } else if stage.presenter.noteStuck(at: now) {
             log(.error, "display \(display.name): no frame reached the screen for \(Int(FrameDelivery.stuckAfter.inSeconds)) s; "
                 + "no more watchdog keep-alives, so the service manager restarts the kiosk if it stays stuck")
         }
@@ -60,23 +61,23 @@ extension KioskRuntime {
 
     func displayLost(_ error: any Error, at now: TimeStamp) {
         log(.error, "\(display.name): \(error); retrying")
-        presenter.forgetInputInFlight()
-        loop.arm(ownership.retryTimer, at: ownership.lost(at: now))
+        stage.presenter.forgetInputInFlight()
+        loop.arm(stage.ownership.retryTimer, at: stage.ownership.lost(at: now))
         notify(.displayLost(reason: "\(error)"), at: now)
     }
 
     func retryDisplay(at now: TimeStamp) {
         guard case .lost(let since, _) = displayState else { return }
         // Switched away meanwhile: the switch back takes the display again.
-        if let console, !console.isActive { return }
+        if let console = stage.console, !console.isActive { return }
         do {
             try display.resume()
-            ownership.shown()
-            presenter.repaintAll()
+            stage.ownership.shown()
+            stage.presenter.repaintAll()
             let seconds = ((now - since).inMilliseconds / 100).rounded() / 10
             log(.notice, "display \(display.name) is back after \(seconds) s")
         } catch {
-            loop.arm(ownership.retryTimer, at: ownership.retryFailed(at: now))
+            loop.arm(stage.ownership.retryTimer, at: stage.ownership.retryFailed(at: now))
         }
     }
 
@@ -88,28 +89,25 @@ extension KioskRuntime {
         let size = display.size
         let pxPerMM = Self.pxPerMM(display, settings)
         emit(session.relayout(for: size, pxPerMM: pxPerMM, at: now), at: now)
-        let field = session.game.field
-        var fresh = SceneBuilder(field: field, seed: options.seed)
-        fresh.scores = builder.scores
-        builder = fresh
-        touchTransform = Self.touchTransform(display, settings, input)
-        operatorState.input = OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: size)
-        if isTouchTestOpen { touchTest.model = newTouchTestModel(at: now) }
-        presenter.repaintAll()
-        loop.arm(frameTimer, at: now)
+        stage.relayout(field: session.game.field, seed: options.seed)
+        touches.transform = Self.touchTransform(display, settings, input)
+        operatorConsole.relayout(settings, pxPerMM: pxPerMM, screen: size)
+        if touchTest.isOpen { touchTest.relayout(newTouchTestModel(at: now)) }
+        stage.presenter.repaintAll()
+        loop.arm(stage.frameTimer, at: now)
         log(.info, "display \(display.name): now \(size) at \(NumberText.decimal(pxPerMM, places: 2)) px/mm; the game is laid out again")
     }
 
     // MARK: the VT
 
     func switchVT(at now: TimeStamp) {
-        guard let console else { return }
+        guard let console = stage.console else { return }
         switch console.handleSwitchSignal() {
         case .release:
             display.suspend()
-            presenter.forgetInputInFlight()
+            stage.presenter.forgetInputInFlight()
             if console.acknowledgeRelease() {
-                ownership.switchedAway()
+                stage.ownership.switchedAway()
                 log(.info, "VT switched away: display released, the game goes on")
             } else {
                 // No switch was pending (a stray signal): the screen is still ours.
@@ -125,8 +123,8 @@ extension KioskRuntime {
     func takeDisplayBack(at now: TimeStamp) {
         do {
             try display.resume()
-            ownership.shown()
-            presenter.repaintAll()
+            stage.ownership.shown()
+            stage.presenter.repaintAll()
         } catch {
             displayLost(error, at: now)
         }

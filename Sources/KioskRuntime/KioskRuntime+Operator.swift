@@ -3,76 +3,38 @@ import KioskCore
 import KioskLayers
 import KioskPlatform
 
-/// The runtime's share of the operator input: the stuck-touch filter and the operator
-/// gestures, their timer, and what the reset's log line reports.
-struct OperatorState {
-    var input: OperatorInput
-    let timer: EventLoop.TimerID
-    /// Rounds people started since the kiosk started (for the reset's line).
-    var rounds = 0
-}
-
-/// Stuck and ghost touches, the operator gestures and the operator reset.
+/// Stuck and ghost touches, the operator gestures and the operator reset: what the operator
+/// console's findings do to the game, the log and the layers.
 extension KioskRuntime {
-    /// The contacts the stuck-touch filter drops now, where they are (the touch-test screen marks them).
-    public var stuckTouches: [StuckTouch] { operatorState.input.stuckTouches }
-
-    /// Registers what follows reloads and rounds. Called by `start`.
-    func startOperator() {
-        attach(ClosureLayer(event: { [unowned self] event, _ in
-            if case .game(.roundStarted(demo: false)) = event { operatorState.rounds += 1 }
-        }, reload: { [unowned self] settings in
-            operatorState.input.configure(settings, pxPerMM: session.game.field.pxPerMM)
-            armOperator()
-        }))
-    }
-
-    /// A real device's frame through the stuck-touch filter and the operator gestures; returns
-    /// it as the game should see it. The contacts they take are cancelled in the game first.
-    func screenOperator(_ frame: TouchFrame) -> TouchFrame {
-        let out = operatorState.input.process(frame)
-        screenOperator(out, at: frame.time)
-        return out.frame ?? frame
-    }
-
-    /// A device went away: the operator input forgets its contacts.
-    func forgetOperator(device: Int, at time: TimeStamp) {
-        operatorState.input.forget(device: device, at: time)
-        armOperator()
-    }
-
-    func screenOperator(_ out: OperatorInput.Output, at time: TimeStamp) {
+    /// The contacts the console took are cancelled in the game, stuck ones said and announced,
+    /// gestures announced and carried out.
+    func operatorFound(_ out: OperatorInput.Output, at time: TimeStamp) {
         for contact in out.cancelled { emit(session.cancel(contact, at: time), at: time) }
         for stuck in out.stuck {
             log(.warning, "input: stuck touch on \(deviceName(stuck.contact.device)) slot \(stuck.contact.slot) at "
                 + "\(millimetres(stuck.position)) mm (\(Int(stuck.position.x.rounded())), \(Int(stuck.position.y.rounded()))) px, "
                 + "still for \(Int((stuck.time - stuck.since).inSeconds.rounded())) s; ignored until it lifts")
             notify(.stuckTouch(stuck), at: stuck.time)
+            markTouchTestStuck(device: stuck.contact.device, trackingID: stuck.contact.trackingID)
         }
         for gesture in out.gestures {
             notify(.operatorGesture(gesture), at: gesture.time)
-            if gesture.action == .reset { operatorReset(gesture) }
+            switch gesture.action {
+            case .touchTest: toggleTouchTest(at: gesture.time)
+            case .reset: operatorReset(cause: "\(gesture.kind.rawValue) gesture on \(deviceName(gesture.device))", at: gesture.time)
+            }
         }
-        armOperator()
-    }
-
-    private func armOperator() {
-        loop.arm(operatorState.timer, at: operatorState.input.nextDeadline)
-    }
-
-    private func operatorReset(_ gesture: OperatorGesture) {
-        operatorReset(cause: "\(gesture.kind.rawValue) gesture on \(deviceName(gesture.device))", at: gesture.time)
     }
 
     /// Who, what, when in one line, then the normal clean exit with status 10.
     func operatorReset(cause: String, at time: TimeStamp) {
-        let up = Int((time - started).inSeconds)
-        let rounds = operatorState.rounds
-        log(.notice, "operator reset: \(cause) at \(displaySleep.wallClock.stamp(at: time)), "
+        let up = Int((time - state.started).inSeconds)
+        let rounds = state.rounds
+        log(.notice, "operator reset: \(cause) at \(wallClock.stamp(at: time)), "
             + "up \(NumberText.duration(seconds: up)), \(rounds) round\(rounds == 1 ? "" : "s") played; "
             + "exiting with status \(ExitStatus.operatorReset.rawValue) for a fresh start")
-        exitStatus = .operatorReset
-        service.stopping(status: "operator reset")
+        operatorConsole.askReset()
+        reporter.service.stopping(status: "operator reset")
         loop.stop()
     }
 

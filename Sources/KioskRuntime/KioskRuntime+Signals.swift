@@ -10,13 +10,13 @@ extension KioskRuntime {
         switch signo {
         case SIGINT, SIGTERM, SIGQUIT:
             log(.notice, "signal \(signo), stopping")
-            service.stopping()
+            reporter.service.stopping()
             loop.stop()
         case SIGHUP:
             reload()
         case SIGUSR1:
             writeScreenshot(screenshotPath)
-        case console?.switchSignal:
+        case stage.console?.switchSignal:
             switchVT(at: loop.now)
         default:
             break
@@ -26,9 +26,9 @@ extension KioskRuntime {
     /// Reads the configuration again; a file with errors keeps every running setting.
     public func reload() {
         // systemd compares the stamp with its own monotonic clock: the real one, not the loop's.
-        service.reloading(monotonicUS: EventLoop.now().microseconds)
-        defer { service.reloaded(status: serviceStatus) }
-        let result = loadConfig()
+        reporter.service.reloading(monotonicUS: EventLoop.now().microseconds)
+        defer { reporter.service.reloaded(status: serviceStatus) }
+        let result = options.loadConfig()
         for d in result.diagnostics { log(d.severity == .error ? .error : .warning, "\(d)") }
         if result.hasErrors {
             log(.error, "reload refused: the configuration has errors; keeping the running settings")
@@ -37,9 +37,11 @@ extension KioskRuntime {
         let changes = ReloadPolicy.changes(from: settings, to: result.settings)
         settings = ReloadPolicy.merged(settings, result.settings, upTo: .nextRound)
         session.reload(settings)
-        touchTransform = Self.touchTransform(display, settings, input)
+        touches.transform = Self.touchTransform(display, settings, input)
+        operatorConsole.configure(settings, pxPerMM: session.game.field.pxPerMM)
+        touchTest.configure(settings.gestures, transform: touches.transform)
         log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
-        reloadLayers(settings)
+        layers.reload(settings)
     }
 
     /// Where SIGUSR1 writes its screenshot.

@@ -4,14 +4,15 @@ import KioskLayers
 import KioskPlatform
 import KioskRender
 
-/// The running kiosk: one event loop driving input, the session, the renderer and a display,
-/// with the game's events fanned out to its layers (`KioskLayer`). The executable builds the backends and hands
-/// them in; tests hand in a virtual clock, a virtual display and a replay.
+/// The running kiosk: one event loop driving a handful of owners, each with its own state and
+/// timers: the display stage (`DisplayStage`), the touch path (`TouchPath`), the game session,
+/// the display's sleep (`DisplaySleep`), the touch-test screen (`TouchTestScreen`), the operator
+/// console (`OperatorConsole`), the layers (`LayerBus`) and the reporter (`Reporter`). The
+/// executable builds the backends and hands them in; tests hand in a virtual clock, a virtual
+/// display and a replay.
 ///
-/// Everything happens on the loop's thread. Named timers wake the loop for what is due (the
-/// session, the next animation frame, a replay's next event, screenshots, status lines, the
-/// end of `--duration`, the display's retry); each iteration then does the frame's work in
-/// `update`.
+/// Everything happens on the loop's thread. Named timers wake the loop for what is due; each
+/// iteration then does the frame's work in `update`.
 public final class KioskRuntime: LayerHost {
     /// What the command line asked for.
     public struct Options {
@@ -36,80 +37,45 @@ public final class KioskRuntime: LayerHost {
         /// Shortest time between frames: 60 a second. Some drivers (bochs-drm) report page flips
         /// at once rather than at vblank, and drawing on every flip event would spin.
         public var frameInterval = Duration.seconds(1) / 60
-        /// The local time of day (the sleep schedule, the operator reset's line): the system's,
-        /// or a virtual one in tests.
-        public var wallClock: LocalWallClock = SystemWallClock()
+        /// The one wall clock (the sleep schedule, rounds today, the daily tables, hooks' and
+        /// metrics' times): the system's, or a virtual one in tests.
+        public var wallClock: WallClock = SystemWallClock()
+        /// Reads the configuration again for SIGHUP (the same files as at start).
+        var loadConfig: () -> ConfigResult = { ConfigResult(settings: Settings()) }
 
         public init() {}
     }
 
+    /// What the runtime itself knows beyond its owners, changed in one place each.
+    struct State {
+        /// When `start` ran.
+        var started: TimeStamp
+        /// What the kiosk shows, ranked once (`updateOnScreen`).
+        var onScreen: OnScreen
+        /// When someone was last at the kiosk.
+        var activity: Activity
+        /// Rounds people started since the start, and by local day.
+        var rounds = 0
+        var roundsByDay = DailyCount()
+        /// The best score the score layer announced.
+        var bestAnnounced = 0
+    }
+
     public let loop: EventLoop
-    public let display: Display
-    public let input: TouchInput
-    public let options: Options
+    public internal(set) var options: Options
     /// The settings in force (after reloads: what could change while running).
     public internal(set) var settings: Settings
     public internal(set) var session: KioskSession
-    /// Frames to the display: pacing, damage, frame times and latency (`Presenter`).
-    let presenter: Presenter
-    var builder: SceneBuilder
-    /// Panel coordinates to game coordinates: calibration, then the display's rotation.
-    var touchTransform: TouchTransform
-    /// Reads the configuration again for SIGHUP (the same files as at start).
-    let loadConfig: () -> ConfigResult
-    /// Where log lines go (standard error, with journal levels, unless a test listens).
-    public var logger: Logger
-    /// Where status and stats lines go (standard output unless a test listens).
-    public var output: (String) -> Void = { Console.line($0) }
-    /// The layers, in the order attached; `stopped` once their `stop` was called.
-    private var layers: [KioskLayer] = []
-    private var layersStopped = false
-    /// Each event's facts: round numbers, and the round an ending event is about.
-    private var facts = EventFactsTracker()
-    let console: ConsoleOwner?
-    /// What the service manager (systemd) is told (`ServiceReporter`).
-    var service: ServiceReporter
-    /// What `run` returns: `.operatorReset` once the reset gesture stopped the loop.
-    public internal(set) var exitStatus = ExitStatus.stopped
-    /// The stuck-touch filter and the operator gestures (KioskRuntime+Operator).
-    var operatorState: OperatorState
-
-    // The loop's own timers: the session's next deadline, the next frame, the input's next event.
+    /// The session's next deadline.
     let sessionTimer: EventLoop.TimerID
-    let frameTimer: EventLoop.TimerID
-    let inputTimer: EventLoop.TimerID
-    /// While no screen is connected: look again now and then, in case a hotplug event was missed.
-    let screenProbeTimer: EventLoop.TimerID
-
-    private(set) var started = TimeStamp.zero
-    var lastScreen: KioskGame.Screen
-    /// The touch-test screen and the heatmap since start (`KioskRuntime+TouchTest.swift`).
-    let touchTest: TouchTestState
-    /// The loop watching the display's descriptors.
-    private var displayWatches: [LoopRegistration] = []
-    /// Commands from afar that repeat: their lines folded into one per spell.
-    private let commandSpells: CommandLogSpells
-
-    /// Since when no screen has been connected (nil while one is).
-    var screenWaitSince: TimeStamp?
-    /// Whether the kiosk may draw, and the lost display's retries (`DisplayOwnership`).
-    var ownership: DisplayOwnership
-    public var displayState: DisplayState { ownership.state }
-    /// The display is the kiosk's and a screen is connected: frames can be shown.
-    var mayDraw: Bool { displayState == .showing && display.screenCount > 0 }
-    /// The display's sleep (KioskRuntime+Sleep.swift).
-    public var displaySleep: DisplaySleepState
-    /// The touch that woke the display, or was down when the touch-test screen closed, kept
-    /// from the game until every finger lifted.
-    public internal(set) var touchHold = TouchHold()
-
-    /// Frames presented since the start.
-    public var frames: Int { presenter.frames }
-    /// Input-to-screen latency samples in milliseconds (the latest 4096).
-    public var latencies: SampleRing { presenter.latencies }
-    /// Milliseconds each presented frame took to render and present (real time even on a
-    /// virtual loop), the latest 4096.
-    public var frameTimes: SampleRing { presenter.frameTimes }
+    let stage: DisplayStage
+    let touches: TouchPath
+    public let displaySleep: DisplaySleep
+    public let touchTest: TouchTestScreen
+    let operatorConsole: OperatorConsole
+    let layers: LayerBus
+    let reporter: Reporter
+    var state: State
 
     /// - Parameters:
     ///   - settings: the configuration as loaded at start.
@@ -118,38 +84,68 @@ public final class KioskRuntime: LayerHost {
     public init(settings: Settings, display: Display, input: TouchInput, loop: EventLoop, options: Options,
                 console: ConsoleOwner? = nil, notifier: ServiceNotifier? = nil, logger: Logger,
                 loadConfig: @escaping () -> ConfigResult) {
-        self.logger = logger
-        self.display = display
-        self.input = input
         self.loop = loop
         self.options = options
+        self.options.loadConfig = loadConfig
         self.settings = settings
-        self.console = console
-        service = ServiceReporter(notifier: notifier)
-        self.loadConfig = loadConfig
         let pxPerMM = Self.pxPerMM(display, settings)
         let field = PlayField(size: display.size, pxPerMM: pxPerMM, game: settings.game)
-        touchTransform = Self.touchTransform(display, settings, input)
-        presenter = Presenter(size: display.size, frameInterval: options.frameInterval)
         session = KioskSession(game: KioskGame(field: field, settings: settings, seed: options.seed, at: loop.now))
-        operatorState = OperatorState(input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size),
-                                      timer: loop.addTimer("operator"))
-        builder = SceneBuilder(field: field, seed: options.seed)
-        lastScreen = session.game.screen
-        displaySleep = DisplaySleepState(wallClock: options.wallClock, timer: loop.addTimer("display-sleep"))
-        // Each timer is made with its owner; what it does is said once `self` is whole.
         sessionTimer = loop.addTimer("session")
-        frameTimer = loop.addTimer("frame")
-        inputTimer = loop.addTimer("input")
-        ownership = DisplayOwnership(retryTimer: loop.addTimer("display-retry"))
-        screenProbeTimer = loop.addTimer("screen-probe")
-        touchTest = TouchTestState(timer: loop.addTimer("touch-test"))
-        commandSpells = CommandLogSpells(loop: loop)
-        commandSpells.emit = { [unowned self] level, text in self.logger(level, text) }
-        loop.onFire(ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
-        loop.onFire(screenProbeTimer) { [unowned self] now in probeForScreens(at: now) }
-        loop.onFire(operatorState.timer) { [unowned self] now in screenOperator(operatorState.input.advance(to: now), at: now) }
+        stage = DisplayStage(display: display, console: console, field: field, loop: loop, seed: options.seed,
+                             frameInterval: options.frameInterval)
+        touches = TouchPath(input: input, transform: Self.touchTransform(display, settings, input), loop: loop)
+        displaySleep = DisplaySleep(loop: loop, display: display)
+        touchTest = TouchTestScreen(loop: loop)
+        operatorConsole = OperatorConsole(loop: loop, input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size))
+        layers = LayerBus(screen: session.game.screen)
+        reporter = Reporter(logger: logger, notifier: notifier, loop: loop)
+        state = State(started: loop.now, onScreen: .game(session.game.screen), activity: Activity(start: loop.now))
+        // What each owner does to the rest is said once `self` is whole.
+        displaySleep.log = { [unowned self] level, text in log(level, text) }
+        operatorConsole.found = { [unowned self] out, time in operatorFound(out, at: time) }
+        loop.onFire(stage.ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
+        loop.onFire(stage.screenProbeTimer) { [unowned self] now in probeForScreens(at: now) }
     }
+
+    public var display: Display { stage.display }
+    public var input: TouchInput { touches.input }
+    /// Where log lines go (standard error, with journal levels, unless a test listens).
+    public var logger: Logger {
+        get { reporter.logger }
+        set { reporter.logger = newValue }
+    }
+    /// Where status and stats lines go (standard output unless a test listens).
+    public var output: (String) -> Void {
+        get { reporter.output }
+        set { reporter.output = newValue }
+    }
+    /// The one wall clock; tests may put a virtual one here before the runtime starts.
+    public var wallClock: WallClock {
+        get { options.wallClock }
+        set {
+            options.wallClock = newValue
+            displaySleep.forgetDecision()
+        }
+    }
+    /// What `run` returns: `.operatorReset` once the reset stopped the loop.
+    public var exitStatus: ExitStatus { operatorConsole.resetAsked ? .operatorReset : .stopped }
+    public var displayState: DisplayState { stage.ownership.state }
+    /// What is on the screen now.
+    public var onScreen: OnScreen { state.onScreen }
+    /// The touch that woke the display, or was down when the touch-test screen closed, kept
+    /// from the game until every finger lifted.
+    public var touchHold: TouchHold { touches.hold }
+    /// Frames presented since the start.
+    public var frames: Int { stage.presenter.frames }
+    /// Input-to-screen latency, the latest 4096 samples.
+    public var latencies: SampleRing { stage.presenter.latencies }
+    /// How long each presented frame took to render and present (real time even on a virtual
+    /// loop), the latest 4096.
+    public var frameTimes: SampleRing { stage.presenter.frameTimes }
+    /// The game's scene now, from the runtime's own scene builder (benchmarks draw it themselves).
+    public func scene(at now: TimeStamp) -> Scene { stage.scenes.scene(session, at: now) }
+    public var renderer: SceneRenderer { stage.presenter.renderer }
 
     /// The display's density: `[display] px_per_mm`, else what the display reports, else 4.
     static func pxPerMM(_ display: Display, _ settings: Settings) -> Double {
@@ -166,8 +162,7 @@ public final class KioskRuntime: LayerHost {
     /// Attaches `layer`: it makes its timers and descriptors now, and hears every event, reload
     /// and the exit from now on, after the layers attached before it. Attach before `run`.
     public func attach(_ layer: KioskLayer) {
-        layers.append(layer)
-        layer.attach(to: self)
+        layers.attach(layer, to: self)
     }
 
     /// Attaches each of `layers`, in order.
@@ -180,13 +175,10 @@ public final class KioskRuntime: LayerHost {
         attach(ClosureLayer(event: { event, facts in observer(event, facts.time) }))
     }
 
-    public func log(_ level: Console.Level, _ message: String) {
-        if commandSpells.holds(level, message) { return }
-        logger(level, message)
-    }
+    public func log(_ level: Console.Level, _ message: String) { reporter.log(level, message) }
 
     public func logging(spell key: String, newEvent: Bool, _ body: () -> Void) {
-        commandSpells.during(key, newEvent: newEvent, body)
+        reporter.logging(spell: key, newEvent: newEvent, body)
     }
 
     /// Runs until a stop signal or `--duration`; returns the exit code.
@@ -210,9 +202,10 @@ public final class KioskRuntime: LayerHost {
     /// Registers descriptors, timers and signals and starts the demo if asked. Called by `run`;
     /// benchmarks call it and then `step`.
     public func start() throws {
-        started = loop.now
-        startOperator()
-        followOperatorGestures()
+        let started = loop.now
+        state.started = started
+        state.activity = Activity(start: started)
+        touches.stages = touchStages()
         if let every = options.screenshotEvery {
             loop.addRepeatingTimer("screenshot", every: every.period, from: started + every.period) {
                 [unowned self] _ in writeScreenshot(every.path)
@@ -223,7 +216,7 @@ public final class KioskRuntime: LayerHost {
                 [unowned self] now in output(statusLine(now))
             }
         }
-        if let period = service.keepAlivePeriod {
+        if let period = reporter.service.keepAlivePeriod {
             // From the loop itself: a hung loop misses it and is restarted.
             loop.addRepeatingTimer("watchdog", every: period, from: started + period) { [unowned self] now in
                 keepAliveIfFramesShow(at: now)
@@ -234,28 +227,22 @@ public final class KioskRuntime: LayerHost {
             loop.arm(end, at: started + d)
         }
         loop.onSignal = { [unowned self] signo in handle(signal: signo) }
-        if let console {
+        if let console = stage.console {
             try loop.watch(signal: console.switchSignal)
             if !console.isActive {
                 // Started on a VT that is not in front: wait for the switch to it.
                 display.suspend()
-                ownership.switchedAway()
+                stage.ownership.switchedAway()
             }
         }
-        displayWatches = display.watch(on: loop)
+        stage.watches = display.watch(on: loop)
         display.onScreensChanged = { [unowned self] in screensChanged(at: loop.now) }
         if display.screenCount == 0 { waitForScreen(at: started) }
-        try input.start(loop: loop, deliver: { [unowned self] raw in
-            deliver(touchTransform.apply(raw), panel: raw)
-        }, lost: { [unowned self] device, time in
-            touchTestDeviceLost(device, at: time)
-            forgetOperator(device: device, at: time)
-            touchHold.forget(device: device)
-            emit(session.cancel(device: device, at: time), at: time)
-            notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
-        })
+        try input.start(loop: loop, deliver: { [unowned self] panel in touches.route(panel) },
+                        lost: { [unowned self] device, time in touchscreenLost(device, at: time) })
         display.onResize = { [unowned self] in displayResized(at: loop.now) }
-        display.onVisible = { [unowned self] shownAt in presenter.shown(at: shownAt) }
+        display.onVisible = { [unowned self] shownAt in stage.presenter.shown(at: shownAt) }
+        updateOnScreen()
         if options.attractNow { emit(session.startDemo(at: started), at: started) }
         if options.touchTest { openTouchTest(at: started) }
         loop.onIteration = { [unowned self] now in update(now) }
@@ -263,40 +250,87 @@ public final class KioskRuntime: LayerHost {
 
     // MARK: input and events
 
-    /// - Parameter panel: the frame as the panel sent it, before `touchTransform`.
-    func deliver(_ raw: TouchFrame, panel: TouchFrame? = nil) {
-        let frame = screenOperator(raw)
-        if takeWakingTouch(frame) { return }
-        // The touch-test screen shows every finger, held or not.
-        if !isTouchTestOpen && touchHold.keeps(frame) { return }
-        presenter.noteInput(at: frame.time)
-        if touchTestTakes(raw, panel: panel) { return }
-        countTouchDowns(frame)
+    /// The stages a touch frame passes, in order; the first that takes it ends its way.
+    private func touchStages() -> [TouchStage] {
+        [
+            TouchStage(name: "operator gestures") { [unowned self] route in
+                route.frame = operatorConsole.screen(route.frame)
+                return false
+            },
+            TouchStage(name: "wake") { [unowned self] route in takeWakingTouch(route.frame) },
+            // The touch-test screen shows every finger, held or not.
+            TouchStage(name: "held touch") { [unowned self] route in
+                !touchTest.isOpen && touches.hold.keeps(route.frame)
+            },
+            TouchStage(name: "touch test") { [unowned self] route in
+                // From here on the frame changes the picture: its latency counts.
+                stage.presenter.noteInput(at: route.frame.time)
+                return touchTestTakes(route)
+            },
+            TouchStage(name: "game") { [unowned self] route in
+                play(route.frame)
+                return true
+            },
+        ]
+    }
+
+    /// The last stage: the frame's touch-downs into the heatmap, then the game.
+    private func play(_ frame: TouchFrame) {
+        touchTest.countTouchDowns(frame, on: display.size)
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
         emit(events, at: frame.time)
+    }
+
+    /// A touchscreen went away: its contacts leave every stage and the game.
+    private func touchscreenLost(_ device: Int, at time: TimeStamp) {
+        touchTest.deviceLost(device, at: time, devices: input.touchDevices)
+        operatorConsole.forget(device: device, at: time)
+        touches.hold.forget(device: device)
+        emit(session.cancel(device: device, at: time), at: time)
+        notify(.touchscreenLost(device: device, remaining: input.deviceCount), at: time)
     }
 
     /// Fans the game's events out, then a screen change if there was one.
     func emit(_ events: [GameEvent], at time: TimeStamp) {
         for e in events { notify(.game(e), at: time) }
         let screen = session.game.screen
-        if screen != lastScreen {
-            lastScreen = screen
+        if screen != layers.lastScreen {
+            layers.lastScreen = screen
             notify(.screen(screen), at: time)
         }
     }
 
+    /// Announces `event`: what the runtime itself keeps of it first, then the scene's effects
+    /// (sparks start with the pop that caused them), then the layers.
     func notify(_ event: KioskEvent, at time: TimeStamp) {
-        let facts = facts.facts(for: event, game: session.game, at: time)
-        // The scene's effects first: sparks start with the pop that caused them.
-        if case .game(let e) = event { builder.note([e], round: session.game.round, at: time) }
-        for layer in layers { layer.handle(event, facts) }
+        switch event {
+        case .game(.roundStarted(demo: false)):
+            state.rounds += 1
+            state.roundsByDay.add(onDay: wallClock.local(at: time).day.number)
+        case .highScore(let best):
+            state.bestAnnounced = max(state.bestAnnounced, best.score)
+        default:
+            break
+        }
+        updateOnScreen()
+        let facts = layers.facts(for: event, game: session.game, at: time, wall: wallClock.wallTime(at: time),
+                                 onScreen: state.onScreen)
+        if case .game(let e) = event { stage.scenes.note([e], round: session.game.round, at: time) }
+        layers.announce(event, facts)
     }
 
-    /// Tells the layers of a reload.
-    func reloadLayers(_ settings: Settings) {
-        for layer in layers { layer.reload(settings) }
+    /// Ranks what is on the screen again: the one place `onScreen` changes.
+    func updateOnScreen() {
+        if let blocked = stage.blocked {
+            state.onScreen = blocked
+        } else if let reason = displaySleep.reason {
+            state.onScreen = .asleep(reason)
+        } else if touchTest.isOpen {
+            state.onScreen = .touchTest
+        } else {
+            state.onScreen = .game(session.game.screen)
+        }
     }
 
     // MARK: the frame's work
@@ -307,17 +341,17 @@ public final class KioskRuntime: LayerHost {
         input.advance(to: now)
         if !advanceTouchTest(to: now) { emit(session.advance(to: now), at: now) }
         var waitingFrame: TimeStamp?
-        if mayDraw {
+        if stage.mayDraw {
             waitingFrame = draw(now)
         } else {
-            presenter.idle()
+            stage.presenter.idle()
         }
         reportStatus()
-        loop.arm(sessionTimer, at: isTouchTestOpen ? nil : session.nextDeadline)
-        loop.arm(inputTimer, at: input.nextDeadline)
+        loop.arm(sessionTimer, at: touchTest.isOpen ? nil : session.nextDeadline)
+        loop.arm(touches.timer, at: input.nextDeadline)
         // Asked again: drawing can lose the display.
-        let animation = mayDraw ? nextPictureChange(at: now) : nil
-        loop.arm(frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
+        let animation = stage.mayDraw ? nextPictureChange(at: now) : nil
+        loop.arm(stage.frameTimer, at: [animation, waitingFrame].compactMap { $0 }.min())
         planDisplaySleep(now)
     }
 
@@ -327,11 +361,12 @@ public final class KioskRuntime: LayerHost {
             // A flip is on its way; its event wakes the loop. Look again soon in case it is lost.
             return now + .milliseconds(50)
         }
-        let scene = touchTestScene(at: now) ?? builder.scene(session, at: now)
-        switch presenter.present(scene, on: display, at: now) {
+        let scene = touchTest.scene(timeout: settings.operator.touchTestTimeout, at: now) ?? stage.scenes.scene(session, at: now)
+        switch stage.presenter.present(scene, on: display, at: now) {
         case .presented(let first):
             if first {
-                service.ready(status: serviceStatus)
+                updateOnScreen()
+                reporter.service.ready(status: serviceStatus)
                 log(.info, "first frame on screen")
                 notify(.firstFrame, at: now)
             }
@@ -351,15 +386,18 @@ public final class KioskRuntime: LayerHost {
         }
     }
 
+    /// When the picture next changes by itself: the touch-test screen's, else the game's.
+    func nextPictureChange(at now: TimeStamp) -> TimeStamp? {
+        if touchTest.isOpen { return touchTest.nextChange(at: now) }
+        return stage.scenes.nextChange(session.game, at: now)
+    }
+
     /// The exit path: the last screenshot, the display and the console given back, stats.
     public func finish() {
-        if !layersStopped {
-            layersStopped = true
-            for layer in layers { layer.stop() }
-        }
+        layers.stop()
         if let path = options.screenshotPath { writeScreenshot(path) }
         display.restore()
-        console?.restore()
+        stage.console?.restore()
         if options.stats { output(statsLine()) }
     }
 }

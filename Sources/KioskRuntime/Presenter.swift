@@ -77,7 +77,7 @@ final class Presenter {
         delivery.shown()
         guard let input = inFlightInput else { return }
         inFlightInput = nil
-        latencies.add((shownAt - input).inMilliseconds)
+        latencies.add(shownAt - input)
     }
 
     /// Renders `scene` and presents it on `display` if a frame is due.
@@ -93,7 +93,7 @@ final class Presenter {
             unshownInput = nil
             delivery.handedOver(at: now)
             try display.present(renderer.frame.buffer, damage: damage)
-            frameTimes.add((EventLoop.now() - renderStart).inMilliseconds)
+            frameTimes.add(EventLoop.now() - renderStart)
             frames += 1
             lastFrameAt = now
             lastScene = scene

@@ -54,12 +54,12 @@ public final class VirtualKiosk<Input: TouchInput> {
 
     /// What the kiosk draws now: the runtime's own scene builder on its own session.
     public func scene() -> Scene {
-        runtime.builder.scene(runtime.session, at: now)
+        runtime.scene(at: now)
     }
 
     /// The runtime's own renderer. Benchmarks draw `scene()` with it, on a `WithheldDisplay` so
     /// the runtime does not draw first.
-    public var renderer: SceneRenderer { runtime.presenter.renderer }
+    public var renderer: SceneRenderer { runtime.renderer }
 }
 
 extension VirtualKiosk where Input == InjectedTouchInput {

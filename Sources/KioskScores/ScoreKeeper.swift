@@ -9,7 +9,6 @@ import KioskPlatform
 /// writer, so a slow disk never delays a frame.
 public final class ScoreKeeper: KioskLayer {
     private let directory: String
-    private let wallClock: @Sendable () -> Int64
     private weak var host: LayerHost?
     /// The writer thread; nil before `attach`, or when it could not start (the game goes on
     /// without saving).
@@ -19,7 +18,7 @@ public final class ScoreKeeper: KioskLayer {
     private var recorder: TouchRecorder?
 
     /// The round in play as last told, and the wall clock when it started.
-    private var open: (round: RoundFacts, startedMS: Int64)?
+    private var open: (round: RoundFacts, started: WallTime)?
     private var board = ScoreBoard()
     private var scoring = ScoringSettings()
     /// Rounds recorded whose commit was reported.
@@ -27,9 +26,8 @@ public final class ScoreKeeper: KioskLayer {
 
     /// Keeps scores in `directory`'s `scores.db`; the writer thread starts when attached (after
     /// the event loop exists: the thread inherits its signal mask).
-    public init(directory: String, wallClock: @escaping @Sendable () -> Int64 = wallClockMS) {
+    public init(directory: String) {
         self.directory = directory
-        self.wallClock = wallClock
     }
 
     public func attach(to host: LayerHost) {
@@ -37,7 +35,7 @@ public final class ScoreKeeper: KioskLayer {
         scoring = host.settings.scoring
         let writer: ScoreWriter
         do {
-            writer = try ScoreWriter(directory: directory, wallClock: wallClock)
+            writer = try ScoreWriter(directory: directory, start: host.wallClock.local(at: host.loop.now))
         } catch {
             host.log(.error, "scores: cannot start the score writer (\(error)); the game goes on without saving")
             return
@@ -45,7 +43,7 @@ public final class ScoreKeeper: KioskLayer {
         self.writer = writer
         resultsWatch = writer.results.attach(to: host.loop, name: "score results") { [unowned self] in handle($0) }
         // The touch heatmap's batches go through the same writer.
-        recorder = TouchRecorder(host: host, writer: writer, wallClock: wallClock)
+        recorder = TouchRecorder(host: host, writer: writer)
     }
 
     public func handle(_ event: KioskEvent, _ facts: EventFacts) {
@@ -56,14 +54,14 @@ public final class ScoreKeeper: KioskLayer {
         case .game(.roundStarted):
             // A person taking over from the demo ends the demo round.
             close(as: nil, at: facts.time)
-            if let round = facts.round { open = (round, wallClock()) }
+            if let round = facts.round { open = (round, facts.wall) }
         case .game(.roundOver):
             close(as: .finished, at: facts.time)
         case .game(.idleReturn), .game(.roundAbandoned):
             close(as: .abandoned, at: facts.time)
         case .screen(.start):
             // Maybe a new day: today's list starts empty at midnight.
-            writer.post(.refresh(rows: max(scoring.boardRows, 1)))
+            writer.post(.refresh(rows: max(scoring.boardRows, 1), at: local(facts.wall)))
         default:
             break
         }
@@ -73,12 +71,18 @@ public final class ScoreKeeper: KioskLayer {
 
     /// Hands the round in play to the writer; demo rounds are always `demo`.
     private func close(as outcome: RoundOutcome?, at time: TimeStamp) {
-        guard let (round, startedMS) = open, let writer else { return }
+        guard let (round, started) = open, let writer, let host else { return }
         open = nil
-        let record = RoundRecord(startedMS: startedMS, durationMS: Int64(max(.zero, time - round.startTime).inMilliseconds.rounded()),
+        let record = RoundRecord(started: started, duration: max(.zero, time - round.startTime),
                                  mode: round.mode, score: round.score, popped: round.popped,
                                  outcome: round.demo ? .demo : (outcome ?? .abandoned))
-        writer.post(.record(record, roundStart: round.startTime, tableSize: scoring.highScores, rows: max(scoring.boardRows, 1)))
+        writer.post(.record(record, roundStart: round.startTime, tableSize: scoring.highScores, rows: max(scoring.boardRows, 1),
+                            at: host.wallClock.local(at: time)))
+    }
+
+    /// The local calendar at `wall`, as the loop's wall clock tells it.
+    private func local(_ wall: WallTime) -> LocalTime {
+        host?.wallClock.local(wall) ?? LocalTime(wall: wall, day: LocalDay(number: 0, start: wall), hour: 0, minute: 0, second: 0, zone: "")
     }
 
     func handle(_ results: [ScoreResult]) {
@@ -97,7 +101,7 @@ public final class ScoreKeeper: KioskLayer {
                 host?.log(level, line)
             }
         }
-        host?.show(board)
+        host?.perform(.showScores(board), by: "the score layer")
     }
 
     /// The exit: the touch batch waiting and the round in play (as abandoned) are queued, the

@@ -78,7 +78,7 @@ public final class ScoreStore {
     /// A `-wal` beside the file is not this database's (it keeps none): it is renamed
     /// `scores.db-wal.stray-TIMESTAMP` before opening, so SQLite does not apply it, and `notes`
     /// says so. `busy` decides how long writes wait for another process's lock.
-    public init(directory: String, now: Int64 = wallClockMS(), busy: BusyPolicy = BusyPolicy()) throws(ScoreStoreError) {
+    public init(directory: String, now: WallTime = SystemWallClock.now(), busy: BusyPolicy = BusyPolicy()) throws(ScoreStoreError) {
         path = Self.path(in: directory)
         try Self.makeDirectory(directory)
         var st = stat()
@@ -101,7 +101,7 @@ public final class ScoreStore {
         version = Self.schemaVersion
         do {
             try db.query("DELETE FROM rounds WHERE outcome = 'demo' AND started_ms < ?",
-                         [.int(now - Self.demoRetentionDays * 86_400_000)])
+                         [.int((now - .seconds(Self.demoRetentionDays * 86_400)).unixMilliseconds)])
         } catch {
             throw ScoreStoreError(error)
         }
@@ -212,20 +212,11 @@ public final class ScoreStore {
     }
 
     /// Renames a stray `-wal` to `PATH-wal.stray-TIMESTAMP` (and removes the `-shm` that indexes it).
-    static func moveStrayWALAside(_ path: String, now: Int64) throws(ScoreStoreError) -> String {
-        let target = uniqueName(path + "-wal.stray-" + utcStamp(now))
+    static func moveStrayWALAside(_ path: String, now: WallTime) throws(ScoreStoreError) -> String {
+        let target = uniqueName(path + "-wal.stray-" + ClockText.compactUTC(now))
         guard rename(path + "-wal", target) == 0 else { throw ScoreStoreError("\(SystemError("rename", path + "-wal"))") }
         unlink(path + "-shm")
         return target
-    }
-
-    /// `YYYYMMDDTHHMMSSZ`, UTC.
-    static func utcStamp(_ ms: Int64) -> String {
-        var t = time_t(ms / 1000)
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
     }
 
     /// `name`, or `name-2`, `name-3`... when taken.
@@ -311,8 +302,8 @@ public final class ScoreStore {
     }
 
     /// Renames the damaged file and its journal files to `PATH.corrupt-YYYYMMDDTHHMMSSZ[-N]`.
-    static func moveAside(_ path: String, now: Int64) throws(ScoreStoreError) -> String {
-        let target = uniqueName("\(path).corrupt-\(utcStamp(now))")
+    static func moveAside(_ path: String, now: WallTime) throws(ScoreStoreError) -> String {
+        let target = uniqueName("\(path).corrupt-\(ClockText.compactUTC(now))")
         guard rename(path, target) == 0 else { throw ScoreStoreError("\(SystemError("rename", path))") }
         for suffix in ["-wal", "-shm", "-journal"] where FileSystem.exists(path + suffix) {
             if rename(path + suffix, target + suffix) != 0 { unlink(path + suffix) }
@@ -326,7 +317,7 @@ public final class ScoreStore {
         do throws(SQLiteError) {
             return try db.transaction { () throws(SQLiteError) -> (id: Int64, rank: Int?) in
                 try db.query("INSERT INTO rounds (started_ms, duration_ms, mode, score, popped, outcome, ranked) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                             [.int(r.startedMS), .int(r.durationMS), .text(r.mode.rawValue), .int(Int64(r.score)),
+                             [.int(r.started.unixMilliseconds), .int(Int64(r.duration.inMilliseconds.rounded())), .text(r.mode.rawValue), .int(Int64(r.score)),
                               .int(Int64(r.popped)), .text(r.outcome.rawValue), .int(r.isRanked ? 1 : 0)])
                 let id = db.lastInsertRowID
                 var rank: Int?
@@ -343,19 +334,20 @@ public final class ScoreStore {
         }
     }
 
-    /// Today's (from local midnight, `todayStartMS`) and all-time best scores of each mode, and
-    /// the rounds people started today before `runStartMS` (the kiosk's start), as day `day`.
-    public func board(rows: Int, todayStartMS: Int64, runStartMS: Int64, day: Int) throws(ScoreStoreError) -> ScoreBoard {
+    /// Today's (from `today`'s local midnight) and all-time best scores of each mode, and the
+    /// rounds people started today before `runStart` (the kiosk's start).
+    public func board(rows: Int, today: LocalDay, runStart: WallTime) throws(ScoreStoreError) -> ScoreBoard {
         var board = ScoreBoard()
+        let todayStart = SQLiteValue.int(today.start.unixMilliseconds)
         do {
             let before = try db.query("SELECT count(*) FROM rounds WHERE outcome <> 'demo' AND started_ms >= ? AND started_ms < ?",
-                                      [.int(todayStartMS), .int(runStartMS)])
-            board.roundsBeforeStart = ScoreBoard.DayCount(day: day, rounds: Int(before.first?.first?.int ?? 0))
+                                      [todayStart, .int(runStart.unixMilliseconds)])
+            board.roundsBeforeStart = ScoreBoard.DayCount(day: today.number, rounds: Int(before.first?.first?.int ?? 0))
             for mode in Round.Mode.allCases {
                 let all = try db.query("SELECT score FROM rounds WHERE ranked = 1 AND mode = ? ORDER BY score DESC, id LIMIT ?",
                                        [.text(mode.rawValue), .int(Int64(rows))]).map { Int($0[0].int) }
                 let today = try db.query("SELECT score FROM rounds WHERE ranked = 1 AND mode = ? AND started_ms >= ? ORDER BY score DESC, id LIMIT ?",
-                                         [.text(mode.rawValue), .int(todayStartMS), .int(Int64(rows))]).map { Int($0[0].int) }
+                                         [.text(mode.rawValue), todayStart, .int(Int64(rows))]).map { Int($0[0].int) }
                 if !all.isEmpty || !today.isEmpty { board.lists[mode] = ScoreBoard.Lists(today: today, allTime: all) }
             }
         } catch {
@@ -429,23 +421,4 @@ public final class ScoreStore {
     public func roundIDs() throws(ScoreStoreError) -> [Int64] {
         do { return try db.query("SELECT id FROM rounds ORDER BY id").map { $0[0].int } } catch { throw ScoreStoreError(error) }
     }
-}
-
-/// Milliseconds since the Unix epoch, wall clock.
-public func wallClockMS() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-}
-
-/// Local midnight of the day `ms` (wall clock) falls on, in milliseconds since the epoch.
-public func localMidnightMS(of ms: Int64) -> Int64 {
-    var t = time_t(ms / 1000)
-    var tm = tm()
-    localtime_r(&t, &tm)
-    tm.tm_hour = 0
-    tm.tm_min = 0
-    tm.tm_sec = 0
-    tm.tm_isdst = -1
-    return Int64(mktime(&tm)) * 1000
 }

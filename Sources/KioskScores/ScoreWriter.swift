@@ -10,14 +10,15 @@ private final class Counter: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
-/// What the loop asks of the score writer thread.
+/// What the loop asks of the score writer thread. Each request says what "now" and "today" are
+/// on the loop's wall clock, so the thread reads no clock of its own.
 public enum ScoreRequest: Sendable {
     /// Store a round; `roundStart` (the kiosk's clock) says which round the answer is about.
-    case record(RoundRecord, roundStart: TimeStamp, tableSize: Int, rows: Int)
+    case record(RoundRecord, roundStart: TimeStamp, tableSize: Int, rows: Int, at: LocalTime)
     /// Read the high-score lists again (the start screen came back: maybe a new day).
-    case refresh(rows: Int)
-    /// Add a batch of touch-downs to the touch heatmap of the day `wallMS` falls on.
-    case touches(TouchHeatmap, wallMS: Int64)
+    case refresh(rows: Int, at: LocalTime)
+    /// Add a batch of touch-downs to the touch heatmap of `day`.
+    case touches(TouchHeatmap, day: LocalDay)
     /// Finish what is queued, close the database and end the thread.
     case stop
 }
@@ -54,7 +55,8 @@ public final class ScoreWriter {
     /// even when another process holds the database's lock or the disk hangs.
     public static let stopLimit = Duration.seconds(2)
 
-    public init(directory: String, wallClock: @escaping @Sendable () -> Int64 = wallClockMS) throws {
+    /// - Parameter start: the local time now; the first lists the thread reads are of its day.
+    public init(directory: String, start: LocalTime) throws {
         self.directory = directory
         requests = try Mailbox(name: "score requests")
         results = try Mailbox(name: "score results")
@@ -62,7 +64,7 @@ public final class ScoreWriter {
         busy = BusyPolicy()
         let requests = requests, results = results, finished = finished, busy = busy, unsettled = unsettled
         thread = try WorkerThread(name: "score-writer") {
-            ScoreWriter.serve(directory: directory, requests: requests, results: results, wallClock: wallClock,
+            ScoreWriter.serve(directory: directory, requests: requests, results: results, start: start,
                               busy: busy, settled: { unsettled.add(-1) })
             finished.post(true)
         }
@@ -104,7 +106,7 @@ public final class ScoreWriter {
     }
 
     private static func serve(directory: String, requests: Mailbox<ScoreRequest>, results: Mailbox<ScoreResult>,
-                              wallClock: @Sendable () -> Int64, busy: BusyPolicy, settled: () -> Void) {
+                              start: LocalTime, busy: BusyPolicy, settled: () -> Void) {
         var store: ScoreStore?
         /// The failure already reported, so it is said once until saving works again.
         var failing = false
@@ -112,10 +114,12 @@ public final class ScoreWriter {
         var dropped = 0
         /// The last open failed on another process's lock (not a folder that cannot be written).
         var openWasBusy = false
+        /// The latest local time a request brought.
+        var now = start
         func open() {
             openWasBusy = false
             do {
-                let s = try ScoreStore(directory: directory, now: wallClock(), busy: busy)
+                let s = try ScoreStore(directory: directory, now: now.wall, busy: busy)
                 for note in s.notes { results.post(.log(.error, "scores: " + note)) }
                 if failing { results.post(.log(.notice, "scores: saving again in \(echoed(s.path, limit: 200))")) }
                 failing = false
@@ -128,12 +132,9 @@ public final class ScoreWriter {
                 failing = true
             }
         }
-        let runStartMS = wallClock()
         func board(_ rows: Int) {
             guard let s = store else { return }
-            let now = wallClock()
-            if let b = try? s.board(rows: max(rows, 1), todayStartMS: localMidnightMS(of: now), runStartMS: runStartMS,
-                                    day: SystemWallClock.localDay(unixSeconds: Double(now) / 1000)) {
+            if let b = try? s.board(rows: max(rows, 1), today: now.day, runStart: start.wall) {
                 results.post(.board(b))
             }
         }
@@ -156,14 +157,15 @@ public final class ScoreWriter {
                                           + "the database stayed locked by another process at exit"))
                     }
                     return
-                case .refresh(let rows):
+                case .refresh(let rows, let at):
+                    now = at
                     if store == nil { open() }
                     board(rows)
-                case .touches(let batch, let wallMS):
+                case .touches(let batch, let day):
                     if store == nil { open() }
                     guard let s = store else { continue }
                     do {
-                        try s.addTouches(batch, wallMS: wallMS)
+                        try s.addTouches(batch, day: day)
                     } catch {
                         if !failing {
                             let why = error.isFull ? "the disk is full" : "\(error)"
@@ -171,8 +173,9 @@ public final class ScoreWriter {
                         }
                         failing = true
                     }
-                case .record(let record, let start, let tableSize, let rows):
+                case .record(let record, let start, let tableSize, let rows, let at):
                     defer { settled() }
+                    now = at
                     if store == nil { open() }
                     guard let s = store else {
                         if busy.isStopping && openWasBusy { dropped += 1 }

@@ -132,9 +132,9 @@ import KioskCore
 @Suite struct GesturesCommandTests {
     @Test func printsOneLinePerGesture() throws {
         var builder = RecordingBuilder(screen: PixelSize(width: 1000, height: 800))
-        builder.tap(at: Vector2(200, 300), start: 0)
-        builder.tap(at: Vector2(202, 301), start: 150)
-        builder.swipe(from: Vector2(500, 400), to: Vector2(500, 250), start: 600, durationMS: 100)
+        builder.tap(at: Vector2(200, 300), start: .milliseconds(0))
+        builder.tap(at: Vector2(202, 301), start: .milliseconds(150))
+        builder.swipe(from: Vector2(500, 400), to: Vector2(500, 250), start: .milliseconds(600), duration: .milliseconds(100))
         let dir = try CommandRunner.temporaryDirectory()
         let file = dir.appendingPathComponent("g.evemu")
         try builder.text().write(to: file, atomically: true, encoding: .utf8)

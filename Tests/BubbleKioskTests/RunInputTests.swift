@@ -94,7 +94,7 @@ import Testing
         let dir = try CommandRunner.temporaryDirectory()
         let file = dir.appendingPathComponent("bad.evemu")
         var builder = RecordingBuilder(screen: PixelSize(width: 800, height: 600))
-        builder.tap(at: Vector2(400, 300), start: 100)
+        builder.tap(at: Vector2(400, 300), start: .milliseconds(100))
         var text = builder.text()
         text += "E: 1.000000 0003 zz 1\n"
         try text.write(to: file, atomically: true, encoding: .utf8)

@@ -55,7 +55,7 @@ import KioskRender
         // A tap on the Start button (centre of the screen, slightly low), then nothing.
         let size = PixelSize(width: 800, height: 600)
         var builder = RecordingBuilder(screen: size)
-        builder.tap(at: Vector2(400, 340), start: 0)
+        builder.tap(at: Vector2(400, 340), start: .milliseconds(0))
         let dir = try CommandRunner.temporaryDirectory()
         let file = dir.appendingPathComponent("start.evemu")
         try builder.text().write(to: file, atomically: true, encoding: .utf8)

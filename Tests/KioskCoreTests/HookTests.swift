@@ -103,7 +103,7 @@ import KioskTestSupport
 
 @Suite struct HookPayloadTests {
     @Test func fieldsBecomeVariablesAndOneJSONLine() {
-        let p = HookPayload(.pop, time: 1764572400.1234, fields: [
+        let p = HookPayload(.pop, time: WallTime(microseconds: 1_764_572_400_123_400), fields: [
             ("mode", .string("classic")), ("score", .int(30)), ("points", .int(20)), ("kind", .string("swipe")),
             ("ratio", .number(0.5)), ("demo", .bool(false)), ("none", .null),
         ])
@@ -114,18 +114,18 @@ import KioskTestSupport
     }
 
     @Test func badFieldNamesAndDuplicatesAreLeftOut() {
-        let p = HookPayload(.highScore, time: 0, fields: [("Score", .int(1)), ("a=b", .int(2)), ("", .int(3)),
+        let p = HookPayload(.highScore, time: .epoch, fields: [("Score", .int(1)), ("a=b", .int(2)), ("", .int(3)),
                                                           ("event", .string("x")), ("rank", .int(1)), ("rank", .int(2))])
         #expect(p.environment == ["BUBBLE_EVENT=high_score", "BUBBLE_TIME=0.0", "BUBBLE_RANK=1"])
     }
 
     @Test func valuesStayLiteral() {
         let evil = "$(rm -rf x); touch pwned\n`id`"
-        let p = HookPayload(.reset, time: 0, fields: [("reason", .string(evil))])
+        let p = HookPayload(.reset, time: .epoch, fields: [("reason", .string(evil))])
         #expect(p.environment.last == "BUBBLE_REASON=" + evil)
         #expect(p.json.hasSuffix(#""reason":"$(rm -rf x); touch pwned\n`id`"}"# + "\n"))
         #expect(p.json.filter { $0 == "\n" }.count == 1, "one line")
-        #expect(HookPayload(.reset, time: 0, fields: [("r", .string("a\u{0}b"))]).environment.last == "BUBBLE_R=ab")
+        #expect(HookPayload(.reset, time: .epoch, fields: [("r", .string("a\u{0}b"))]).environment.last == "BUBBLE_R=ab")
     }
 }
 

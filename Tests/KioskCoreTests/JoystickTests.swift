@@ -351,10 +351,10 @@ import Testing
 /// Joystick rounds have a label of their own in the fleet metrics.
 @Suite struct JoystickMetricsTests {
     @Test func joystickRoundsAreCountedUnderTheirMode() {
-        var m = KioskMetrics(startTime: 0)
+        var m = KioskMetrics(startTime: .epoch)
         var told = EventFactsTracker()
         var r = JoystickTests.round(bubbles: 3)
-        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: r, at: .zero), wallClock: 0)
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: r, at: .zero))
         let base = r.joystick!.stick.base
         let target = r.bubbles[0]
         let d = target.center - r.joystick!.catcher
@@ -364,7 +364,7 @@ import Testing
         var events = r.handle(g(.dragStart, 10, base + d * (20 / d.length)))
         events += r.handle(g(.dragMove, 20, base + d * (72 / d.length)))
         events += r.advance(to: TimeStamp(milliseconds: 60_000))
-        for e in events { m.note(.game(e), told.facts(for: .game(e), screen: .start, round: r, at: .zero), wallClock: 0) }
+        for e in events { m.note(.game(e), told.facts(for: .game(e), screen: .start, round: r, at: .zero)) }
         #expect(r.isOver && !r.joystick!.collected.isEmpty)
         #expect(m.roundsStarted["joystick"] == 1)
         #expect(m.roundsPlayed["joystick finished"] == 1)

@@ -78,7 +78,7 @@ import KioskTestSupport
 
     func live(screen: KioskGame.Screen = .start, touchscreens: Int? = nil) -> KioskMetrics.LiveFigures {
         KioskMetrics.LiveFigures(displayUp: true, touchscreens: touchscreens, screen: screen, frames: 0,
-                                 frameTimesMS: SampleRing(capacity: 4), latenciesMS: SampleRing(capacity: 4))
+                                 frameTimes: SampleRing(capacity: 4), latencies: SampleRing(capacity: 4))
     }
 
     /// The value of one series in the rendered text (`name{labels}`), nil when absent.
@@ -90,51 +90,53 @@ import KioskTestSupport
     }
 
     @Test func touchesCountContactsGoingDownNotFrames() {
-        var m = KioskMetrics(startTime: 1000)
+        var m = KioskMetrics(startTime: WallTime(unixSeconds: 1000))
         var told = EventFactsTracker()
-        m.note(frame([1]), told.facts(for: frame([1]), screen: .start, round: nil, at: .zero), wallClock: 1001)
-        m.note(frame([1]), told.facts(for: frame([1]), screen: .start, round: nil, at: .zero), wallClock: 1001.5)       // the same finger moving
-        m.note(frame([1, 2]), told.facts(for: frame([1, 2]), screen: .start, round: nil, at: .zero), wallClock: 1002)      // a second finger
-        m.note(frame([3]), told.facts(for: frame([3]), screen: .start, round: nil, at: .zero), wallClock: 1003)         // both lifted (unseen), a new one down
-        m.note(frame([1], device: 1), told.facts(for: frame([1], device: 1), screen: .start, round: nil, at: .zero), wallClock: 1004.25)  // another screen's id 1 is its own
+        m.note(frame([1]), told.facts(for: frame([1]), screen: .start, round: nil, at: .zero))
+        m.note(frame([1]), told.facts(for: frame([1]), screen: .start, round: nil, at: .zero))       // the same finger moving
+        m.note(frame([1, 2]), told.facts(for: frame([1, 2]), screen: .start, round: nil, at: .zero))      // a second finger
+        m.note(frame([3]), told.facts(for: frame([3]), screen: .start, round: nil, at: .zero))         // both lifted (unseen), a new one down
+        m.note(frame([1], device: 1), told.facts(for: frame([1], device: 1), screen: .start, round: nil, at: .zero))  // another screen's id 1 is its own
         #expect(m.touches == 4)
-        #expect(m.lastTouch == 1004.25)
-        let text = m.exposition(live())
+        // The last touch is the runtime's (`Activity`), handed over with the live figures.
+        var figures = live()
+        figures.lastTouch = WallTime(microseconds: 1_004_250_000)
+        let text = m.exposition(figures)
         #expect(value(text, "bubble_kiosk_touches_total") == "4")
         #expect(value(text, "bubble_kiosk_last_touch_timestamp_seconds") == "1004.25")
         #expect(value(text, "bubble_kiosk_start_time_seconds") == "1000")
     }
 
     @Test func roundsAndPopsByModeKindAndOutcome() {
-        var m = KioskMetrics(startTime: 0)
+        var m = KioskMetrics(startTime: .epoch)
         var told = EventFactsTracker()
         let round = makeRound(seed: 1)
         // Seed 1: bubble 0 is a tap bubble, bubble 1 a swipe bubble.
-        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: round, at: .zero), wallClock: 0)
-        m.note(.game(.tapped(bubble: 0, tapsLeft: 1)), told.facts(for: .game(.tapped(bubble: 0, tapsLeft: 1)), screen: .start, round: round, at: .zero), wallClock: 0)
-        m.note(.game(.popped(bubble: 0, points: 20)), told.facts(for: .game(.popped(bubble: 0, points: 20)), screen: .start, round: round, at: .zero), wallClock: 0)
-        m.note(.game(.popped(bubble: 1, points: 20)), told.facts(for: .game(.popped(bubble: 1, points: 20)), screen: .start, round: round, at: .zero), wallClock: 0)
-        m.note(.game(.roundOver(score: 40)), told.facts(for: .game(.roundOver(score: 40)), screen: .start, round: round, at: .zero), wallClock: 0)
-        m.note(.screen(.roundOver), told.facts(for: .screen(.roundOver), screen: .start, round: round, at: .zero), wallClock: 0)
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: round, at: .zero))
+        m.note(.game(.tapped(bubble: 0, tapsLeft: 1)), told.facts(for: .game(.tapped(bubble: 0, tapsLeft: 1)), screen: .start, round: round, at: .zero))
+        m.note(.game(.popped(bubble: 0, points: 20)), told.facts(for: .game(.popped(bubble: 0, points: 20)), screen: .start, round: round, at: .zero))
+        m.note(.game(.popped(bubble: 1, points: 20)), told.facts(for: .game(.popped(bubble: 1, points: 20)), screen: .start, round: round, at: .zero))
+        m.note(.game(.roundOver(score: 40)), told.facts(for: .game(.roundOver(score: 40)), screen: .start, round: round, at: .zero))
+        m.note(.screen(.roundOver), told.facts(for: .screen(.roundOver), screen: .start, round: round, at: .zero))
         // A demo: its last pop is told after the round is gone; a person then takes over a second demo.
         let demo = makeRound(seed: 1)
-        m.note(.game(.roundStarted(demo: true)), told.facts(for: .game(.roundStarted(demo: true)), screen: .start, round: demo, at: .zero), wallClock: 0)
-        m.note(.game(.popped(bubble: 1, points: 20)), told.facts(for: .game(.popped(bubble: 1, points: 20)), screen: .start, round: nil, at: .zero), wallClock: 0)
-        m.note(.game(.roundOver(score: 20)), told.facts(for: .game(.roundOver(score: 20)), screen: .start, round: nil, at: .zero), wallClock: 0)
-        m.note(.game(.roundStarted(demo: true)), told.facts(for: .game(.roundStarted(demo: true)), screen: .start, round: demo, at: .zero), wallClock: 0)
-        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: round, at: .zero), wallClock: 0)
-        m.note(.game(.idleReturn), told.facts(for: .game(.idleReturn), screen: .start, round: nil, at: .zero), wallClock: 0)
+        m.note(.game(.roundStarted(demo: true)), told.facts(for: .game(.roundStarted(demo: true)), screen: .start, round: demo, at: .zero))
+        m.note(.game(.popped(bubble: 1, points: 20)), told.facts(for: .game(.popped(bubble: 1, points: 20)), screen: .start, round: nil, at: .zero))
+        m.note(.game(.roundOver(score: 20)), told.facts(for: .game(.roundOver(score: 20)), screen: .start, round: nil, at: .zero))
+        m.note(.game(.roundStarted(demo: true)), told.facts(for: .game(.roundStarted(demo: true)), screen: .start, round: demo, at: .zero))
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: round, at: .zero))
+        m.note(.game(.idleReturn), told.facts(for: .game(.idleReturn), screen: .start, round: nil, at: .zero))
         // A timed round: a bubble spawned later pops by its kind.
         var timed = makeRound(seed: 5, mode: .timed)
-        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: timed, at: .zero), wallClock: 0)
+        m.note(.game(.roundStarted(demo: false)), told.facts(for: .game(.roundStarted(demo: false)), screen: .start, round: timed, at: .zero))
         let spawned = timed.advance(to: TimeStamp(milliseconds: 1600))
         guard case .spawned(let id)? = spawned.first(where: { if case .spawned = $0 { true } else { false } }) else {
             Issue.record("no spawn in \(spawned)")
             return
         }
-        m.note(.game(.spawned(bubble: id)), told.facts(for: .game(.spawned(bubble: id)), screen: .start, round: timed, at: .zero), wallClock: 0)
-        m.note(.game(.popped(bubble: id, points: 10)), told.facts(for: .game(.popped(bubble: id, points: 10)), screen: .start, round: timed, at: .zero), wallClock: 0)
-        m.note(.game(.roundOver(score: 10)), told.facts(for: .game(.roundOver(score: 10)), screen: .start, round: timed, at: .zero), wallClock: 0)
+        m.note(.game(.spawned(bubble: id)), told.facts(for: .game(.spawned(bubble: id)), screen: .start, round: timed, at: .zero))
+        m.note(.game(.popped(bubble: id, points: 10)), told.facts(for: .game(.popped(bubble: id, points: 10)), screen: .start, round: timed, at: .zero))
+        m.note(.game(.roundOver(score: 10)), told.facts(for: .game(.roundOver(score: 10)), screen: .start, round: timed, at: .zero))
         let spawnedKind = timed.bubbles.first { $0.id == id }!.kindName
 
         let text = m.exposition(live())
@@ -155,14 +157,14 @@ import KioskTestSupport
     }
 
     @Test func liveFiguresBecomeGaugesAndSummaries() {
-        let m = KioskMetrics(startTime: 0)
+        let m = KioskMetrics(startTime: .epoch)
         var frames = SampleRing(capacity: 2)
-        for ms in [1.0, 3.0, 2.0] { frames.add(ms) }
+        for ms in [1.0, 3.0, 2.0] { frames.add(.milliseconds(ms)) }
         var latencies = SampleRing(capacity: 8)
-        latencies.add(12.5)
+        latencies.add(.milliseconds(12.5))
         let text = m.exposition(KioskMetrics.LiveFigures(
             displayUp: false, screens: 0, touchscreens: 2, screen: .playing(demo: true), frames: 3,
-            frameTimesMS: frames, latenciesMS: latencies))
+            frameTimes: frames, latencies: latencies))
         #expect(value(text, "bubble_kiosk_frames_total") == "3")
         // Quantiles over the samples kept (3 and 2 ms); sum and count over every frame.
         #expect(value(text, #"bubble_kiosk_frame_time_seconds{quantile="0.5"}"#) == "0.0025")
@@ -177,12 +179,12 @@ import KioskTestSupport
         #expect(value(text, #"bubble_kiosk_screen{screen="demo"}"#) == "1")
         #expect(value(text, #"bubble_kiosk_screen{screen="start"}"#) == "0")
         // Without device discovery (a replay) there is no touchscreen count at all.
-        #expect(!KioskMetrics(startTime: 0).exposition(live()).contains("bubble_kiosk_touchscreens"))
+        #expect(!KioskMetrics(startTime: .epoch).exposition(live()).contains("bubble_kiosk_touchscreens"))
     }
 
     /// Every family has HELP and TYPE, follows the naming rules, and counters end in `_total`.
     @Test func everyFamilyIsWellFormed() {
-        let families = KioskMetrics(startTime: 0).families(live(touchscreens: 1))
+        let families = KioskMetrics(startTime: .epoch).families(live(touchscreens: 1))
         #expect(families.count == 16)
         #expect(Set(families.map(\.name)).count == families.count)
         for f in families {

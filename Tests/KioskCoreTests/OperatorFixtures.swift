@@ -21,8 +21,8 @@ enum OperatorFixtures {
     static func fiveFingerHold() -> String {
         var b = RecordingBuilder(screen: screen)
         for i in 0..<5 {
-            b.hold(at: Vector2(500 + Double(i) * 60, 420 - Double(i % 2) * 30), start: 200 + Double(i) * 100,
-                   durationMS: 3600, wobble: 1, slot: i)
+            b.hold(at: Vector2(500 + Double(i) * 60, 420 - Double(i % 2) * 30), start: .milliseconds(200 + Double(i) * 100),
+                   duration: .milliseconds(3600), wobble: 1, slot: i)
         }
         return b.text()
     }
@@ -30,8 +30,8 @@ enum OperatorFixtures {
     /// The top-left and bottom-right corners pressed together for 2.5 s.
     static func oppositeCorners() -> String {
         var b = RecordingBuilder(screen: screen)
-        b.hold(at: corners[0], start: 200, durationMS: 2500, wobble: 1, slot: 0)
-        b.hold(at: corners[2], start: 400, durationMS: 2500, wobble: 1, slot: 1)
+        b.hold(at: corners[0], start: .milliseconds(200), duration: .milliseconds(2500), wobble: 1, slot: 0)
+        b.hold(at: corners[2], start: .milliseconds(400), duration: .milliseconds(2500), wobble: 1, slot: 1)
         return b.text()
     }
 
@@ -39,7 +39,7 @@ enum OperatorFixtures {
     static func fourCorners() -> String {
         var b = RecordingBuilder(screen: screen)
         for (i, p) in corners.enumerated() {
-            b.hold(at: p, start: 200 + Double(i) * 2500, durationMS: 2200, wobble: 1, slot: 0)
+            b.hold(at: p, start: .milliseconds(200 + Double(i) * 2500), duration: .milliseconds(2200), wobble: 1, slot: 0)
         }
         return b.text()
     }
@@ -63,9 +63,9 @@ enum OperatorFixtures {
         _ = session.process(TouchFrame(time: TimeStamp(milliseconds: 60), contacts: []))
         let round = session.game.round!
         var b = RecordingBuilder(screen: screen)
-        b.tap(at: button, start: 300)
+        b.tap(at: button, start: .milliseconds(300))
         let drag = firstDragBubble(round)
-        b.drag(from: drag.center, to: restPosition(round), start: 1000, durationMS: 200, pauseMS: 25_000, slot: 1)
+        b.drag(from: drag.center, to: restPosition(round), start: .milliseconds(1000), duration: .milliseconds(200), pause: .milliseconds(25_000), slot: 1)
         // The taps spread evenly from 2 s to 24 s, so some come after the contact is stuck.
         let taps = round.bubbles.reduce(0) { n, bubble in if case .tap(let k) = bubble.kind { return n + k } else { return n } }
         let every = 22_000 / Double(max(taps - 1, 1))
@@ -73,7 +73,7 @@ enum OperatorFixtures {
         for bubble in round.bubbles {
             guard case .tap(let n) = bubble.kind else { continue }
             for _ in 0..<n {
-                b.tap(at: bubble.center, start: t.rounded())
+                b.tap(at: bubble.center, start: .milliseconds(t.rounded()))
                 t += every
             }
         }

@@ -332,7 +332,7 @@ private let smallHeader = """
 
     @Test func tapDecodesBackToItsPixel() throws {
         var b = RecordingBuilder(screen: PixelSize(width: 1280, height: 800))
-        b.tap(at: Vector2(123.4, 567.8), start: 100)
+        b.tap(at: Vector2(123.4, 567.8), start: .milliseconds(100))
         // 123.4 px -> 395 units -> 123.4375 px; 567.8 px -> 2907 units -> 567.7734375 px.
         #expect(b.deviceUnits(Vector2(123.4, 567.8)) == (395, 2907))
         #expect(try decode(b) == [
@@ -343,7 +343,7 @@ private let smallHeader = """
 
     @Test func tapTextIsEvemuFormat() {
         var b = RecordingBuilder(screen: PixelSize(width: 4096, height: 4096))
-        b.tap(at: Vector2(10, 20), start: 1500, holdMS: 40)
+        b.tap(at: Vector2(10, 20), start: .milliseconds(1500), hold: .milliseconds(40))
         let events = b.text().split(separator: "\n").filter { $0.hasPrefix("E:") }
         #expect(events == [
             "E: 1.500000 0003 002f 0000\t# EV_ABS / ABS_MT_SLOT          0",
@@ -371,7 +371,7 @@ private let smallHeader = """
 
     @Test func swipeIsSampledEvery10msAndLiftsWhileMoving() throws {
         var b = RecordingBuilder(screen: PixelSize(width: 1024, height: 1024))
-        b.swipe(from: Vector2(100, 100), to: Vector2(500, 300), start: 0, durationMS: 150)
+        b.swipe(from: Vector2(100, 100), to: Vector2(500, 300), start: .milliseconds(0), duration: .milliseconds(150))
         let frames = try decode(b)
         #expect(frames.map(\.time) == (0...15).map { us(Int64($0) * 10_000) })
         #expect(frames.last?.contacts == [])
@@ -388,7 +388,7 @@ private let smallHeader = """
 
     @Test func dragPausesBeforeTheLift() throws {
         var b = RecordingBuilder(screen: PixelSize(width: 1024, height: 1024))
-        b.drag(from: Vector2(100, 100), to: Vector2(300, 100), start: 20, durationMS: 100, pauseMS: 300)
+        b.drag(from: Vector2(100, 100), to: Vector2(300, 100), start: .milliseconds(20), duration: .milliseconds(100), pause: .milliseconds(300))
         let frames = try decode(b)
         // Down, ten moves 10 ms apart, nothing while held still, then the lift.
         #expect(frames.map(\.time) == (0...10).map { us(20_000 + Int64($0) * 10_000) } + [us(420_000)])
@@ -399,8 +399,8 @@ private let smallHeader = """
 
     @Test func overlappingStrokesMergeInTimeOrder() throws {
         var b = RecordingBuilder(screen: PixelSize(width: 1024, height: 1024))
-        b.swipe(from: Vector2(600, 600), to: Vector2(800, 600), start: 50, durationMS: 100, slot: 1)
-        b.tap(at: Vector2(100, 200), start: 0, holdMS: 100, slot: 0)
+        b.swipe(from: Vector2(600, 600), to: Vector2(800, 600), start: .milliseconds(50), duration: .milliseconds(100), slot: 1)
+        b.tap(at: Vector2(100, 200), start: .milliseconds(0), hold: .milliseconds(100), slot: 0)
         let events = b.events()
         let reports = events.filter { $0.type == EventCode.EV_SYN }.map(\.time)
         // One SYN_REPORT per time step, in order.
@@ -425,8 +425,8 @@ private let smallHeader = """
 
     @Test func laterStrokeTakesOverABusySlot() throws {
         var b = RecordingBuilder(screen: PixelSize(width: 1024, height: 1024))
-        b.tap(at: Vector2(10, 10), start: 0, holdMS: 100)
-        b.tap(at: Vector2(20, 20), start: 50, holdMS: 100)
+        b.tap(at: Vector2(10, 10), start: .milliseconds(0), hold: .milliseconds(100))
+        b.tap(at: Vector2(20, 20), start: .milliseconds(50), hold: .milliseconds(100))
         #expect(try decode(b) == [
             TouchFrame(time: .zero, contacts: [TouchPoint(slot: 0, trackingID: 0, position: Vector2(10, 10))]),
             TouchFrame(time: us(50_000), contacts: [TouchPoint(slot: 0, trackingID: 1, position: Vector2(20, 20))]),
@@ -436,7 +436,7 @@ private let smallHeader = """
 
     @Test func zeroHoldTapIsPressAndReleaseInOneReport() throws {
         var b = RecordingBuilder(screen: PixelSize(width: 1024, height: 1024))
-        b.tap(at: Vector2(64, 32), start: 5, holdMS: 0)
+        b.tap(at: Vector2(64, 32), start: .milliseconds(5), hold: .milliseconds(0))
         #expect(b.events().filter { $0.type == EventCode.EV_SYN }.count == 1)
         #expect(try decode(b) == [
             TouchFrame(time: us(5_000), contacts: [TouchPoint(slot: 0, trackingID: 0, position: Vector2(64, 32))]),
@@ -456,7 +456,7 @@ private let smallHeader = """
             for fy in [0.0, 0.33, 0.5, 0.77, 1.0] {
                 // Right up to the last pixel centre, the largest position a screen reports.
                 let p = Vector2(fx * (Double(screen.width) - 0.5), fy * (Double(screen.height) - 0.5))
-                b.tap(at: p, start: t, holdMS: 5)
+                b.tap(at: p, start: .milliseconds(t), hold: .milliseconds(5))
                 expected.append(p)
                 t += 10
             }

@@ -84,7 +84,7 @@ private extension EvemuRecording {
     /// A tap, then a line the parser refuses: the tap is delivered, then the replay just ends.
     @Test func aBadLineMidwayEndsTheReplayAfterWhatCameBefore() throws {
         var builder = RecordingBuilder(screen: PixelSize(width: 800, height: 600))
-        builder.tap(at: Vector2(400, 300), start: 0)
+        builder.tap(at: Vector2(400, 300), start: .milliseconds(0))
         let text = builder.text() + "E: 99999999999.000000 0000 0000 0000\n"
         let input = ReplayTouchInput(recording: try EvemuReader(text: text, file: "r.evemu"), path: "r.evemu",
                                      screen: PixelSize(width: 800, height: 600), log: .discard)

@@ -26,7 +26,6 @@ import KioskTestSupport
 
         func start(_ settings: HookSettings, environment: [String]? = nil) {
             runner = HookRunner(settings: settings, loop: loop, environment: environment, log: Logger { [log] in log.add($1) })
-            runner.wallClock = { 1764572400.25 }
         }
 
         /// Writes an executable shell script and returns its path.
@@ -130,7 +129,8 @@ import KioskTestSupport
                                          "BUBBLE_KIOSK_CONFIG_DIR=/etc/x"])
         let evil = "$(touch \(h.dir)/pwned3); touch \(h.dir)/pwned4 `touch \(h.dir)/pwned5`"
         h.runner.fire(.pop, fields: [("mode", .string("classic")), ("score", .int(30)), ("points", .int(20)),
-                                     ("id", .int(3)), ("kind", .string(evil))])
+                                     ("id", .int(3)), ("kind", .string(evil))],
+                      at: WallTime(microseconds: 1_764_572_400_250_000))
         #expect(h.runner.running == 1)
         #expect(try h.run(seconds: 10) { h.runner.running == 0 })
 

@@ -39,10 +39,11 @@ import Testing
             let h = try RuntimeHarness(settings: s)
             let link = RecordingFleetLink()
             let backlight = BacklightLayer()
-            let fleet = FleetLayer(sound: nil, backlight: backlight, unixTime: { 1_780_000_000 }) { _, _, deliver in
+            h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_780_000_000)
+            let fleet = FleetLayer(connect: { _, _, deliver in
                 link.deliver = deliver
                 return link
-            }
+            })
             h.runtime.attach([backlight, fleet])
             try h.run(ms: 50)
             link.deliver([.connected])

@@ -20,7 +20,7 @@ import Testing
                  notifier: RecordingNotifier? = nil) throws -> (RuntimeHarness, VirtualDisplay) {
         let h = try RuntimeHarness(settings: settings, notifier: notifier)
         notifier?.clock = h.clock
-        h.runtime.displaySleep.wallClock = VirtualWallClock(showing: hour, minute, at: h.now)
+        h.runtime.wallClock = VirtualWallClock(showing: hour, minute, at: h.now)
         return (h, h.display as! VirtualDisplay)
     }
 
@@ -121,7 +121,7 @@ import Testing
     /// metrics say so.
     @Test func theIdleStartScreenSleepsAndTheMetricsSaySo() throws {
         let (h, display) = try harness(Self.settings(idleMin: 2), showing: 12, 0)
-        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         try h.run(ms: 100)
         #expect(exporter.text.contains("bubble_kiosk_display_asleep 0\n"))

@@ -24,13 +24,13 @@ import Testing
         s.mqtt.nodeID = "hall"
         settings(&s)
         h = try RuntimeHarness(settings: s)
-        h.runtime.displaySleep.wallClock = VirtualWallClock(showing: 12, 0, at: h.now)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: Self.unixTime, showing: 12, 0)
         let link = link
-        layer = FleetLayer(sound: sound, backlight: backlight, unixTime: { Self.unixTime }) { endpoint, _, deliver in
+        layer = FleetLayer(connect: { endpoint, _, deliver in
             link.endpoint = endpoint
             link.deliver = deliver
             return link
-        }
+        })
         h.runtime.attach([sound] + (backlight.map { [$0] } ?? []) + [layer])
         try h.run(ms: 100)
         link.deliver([.connected])
@@ -163,7 +163,7 @@ import Testing
         #expect(link.on(prefix + "/state").last?.contains(#""last_touch":null"#) == true)
         h.tap(Vector2(x: 100, y: 100))
         h.advance(ms: 500)
-        let expected = try #require(UTCTimeText.iso8601(unixSeconds: Self.unixTime))
+        let expected = try #require(ClockText.iso8601(unixSeconds: Self.unixTime))
         #expect(link.on(prefix + "/last_touch") == [expected])
         #expect(link.published.filter { $0.topic == prefix + "/last_touch" }.allSatisfy { $0.retain })
         h.tap(Vector2(x: 120, y: 100))
@@ -177,7 +177,7 @@ import Testing
     /// A restart at noon does not start the day's count again: the store's count of the rounds
     /// before the start, plus this process's own.
     @Test func roundsTodayCountsEarlierRunsFromTheStore() {
-        let today = SystemWallClock.localDay(unixSeconds: Self.unixTime)
+        let today = h.runtime.wallClock.local(at: h.now).day.number
         h.runtime.show(ScoreBoard(roundsBeforeStart: ScoreBoard.DayCount(day: today, rounds: 17)))
         // (At a start the store answers before the broker does: the first state has it. Here,
         // the next heartbeat.)

@@ -3,6 +3,7 @@ import KioskCore
 import KioskLayers
 import KioskPlatform
 import KioskRuntime
+import KioskTestSupport
 import Testing
 
 /// Records what fleet control publishes, and lets a test speak for the broker.
@@ -38,9 +39,9 @@ final class RecordingFleetLink: FleetLink {
         var s = RuntimeHarness.quietSettings
         s.mqtt.broker = "mqtt://broker.test:1884"
         h = try RuntimeHarness(settings: s)
-        h.runtime.displaySleep.wallClock = VirtualWallClock(showing: 12, 0, at: h.now)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_780_000_000, showing: 12, 0)
         let link = link
-        layer = FleetLayer(sound: sound, backlight: nil, hostName: { "Kiosk.7" }, unixTime: { 1_780_000_000 }) { endpoint, _, deliver in
+        layer = FleetLayer(hostName: { "Kiosk.7" }) { endpoint, _, deliver in
             link.endpoint = endpoint
             link.deliver = deliver
             return link
@@ -101,13 +102,13 @@ final class RecordingFleetLink: FleetLink {
         s.mqtt.broker = "mqtt://broker.test"
         s.mqtt.nodeID = "hall"
         h = try RuntimeHarness(settings: s)
-        h.runtime.displaySleep.wallClock = VirtualWallClock(showing: 12, 0, at: h.now)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_780_000_000, showing: 12, 0)
         let link = link
-        let layer = FleetLayer(sound: sound, backlight: nil, unixTime: { 1_780_000_000 }) { endpoint, _, deliver in
+        let layer = FleetLayer(connect: { endpoint, _, deliver in
             link.endpoint = endpoint
             link.deliver = deliver
             return link
-        }
+        })
         h.runtime.attach([sound, layer])
         try h.run(ms: 100)
         link.deliver([.connected])

@@ -27,7 +27,8 @@ import KioskTestSupport
         let plain = try RuntimeHarness()
         try plain.run(ms: 20_000)
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(wallClock: { 1_700_000_000 }, offLoop: false)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_700_000_000)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         try h.run(ms: 20_000)
         #expect(exporter.writes == 0)
@@ -43,7 +44,8 @@ import KioskTestSupport
         let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 2))
-        let exporter = MetricsExporter(wallClock: { 1_700_000_000.25 }, offLoop: false)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_700_000_000.25)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         #expect(h.logLines == ["metrics to \(path) every 2 s"])
         try h.run(ms: 50)
@@ -89,7 +91,7 @@ import KioskTestSupport
         let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let path = dir + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         try h.run(ms: 50)
         h.startRound()
@@ -116,7 +118,7 @@ import KioskTestSupport
     @Test func reloadTurnsMetricsOnMovesThemAndTurnsThemOff() throws {
         let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         try h.run(ms: 50)
         h.startRound()
@@ -147,7 +149,7 @@ extension MetricsExporterTests {
     @Test func aFileNotEndingInPromIsWrittenWithAWarning() throws {
         let path = makeTemporaryDirectory("bubble-kiosk-metrics") + "/bubble-kiosk.txt"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path))
-        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         try h.run(ms: 10)
         #expect(exporter.writes == 1)
@@ -173,7 +175,8 @@ extension MetricsExporterTests {
         let dir = makeTemporaryDirectory("bubble-kiosk-metrics")
         let path = dir + "/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        let exporter = MetricsExporter(wallClock: { 5 })
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 5)
+        let exporter = MetricsExporter()
         h.runtime.attach(exporter)
         try h.run(ms: 10)
         #expect(until(h) { exporter.writes >= 1 })
@@ -193,7 +196,7 @@ extension MetricsExporterTests {
     @Test func theWriterThreadReportsAnUnwritableFolderOnce() throws {
         let path = makeTemporaryDirectory("bubble-kiosk-metrics") + "/missing/bubble-kiosk.prom"
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
-        h.runtime.attach(MetricsExporter(wallClock: { 0 }))
+        h.runtime.attach(MetricsExporter())
         try h.run(ms: 10)
         #expect(until(h) { h.logLines.contains { $0.hasPrefix("metrics: cannot write \(path): ") } })
         h.advance(ms: 5000)

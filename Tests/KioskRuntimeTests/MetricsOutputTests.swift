@@ -17,7 +17,7 @@ import Testing
         settings.metrics.textfile = fifo
         settings.metrics.interval = .seconds(1)
         let h = try RuntimeHarness(settings: settings)
-        let exporter = MetricsExporter(wallClock: { 0 }, offLoop: false)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         try h.run(ms: 50)
         h.advance(ms: 5_000)

@@ -3,6 +3,7 @@ import KioskCore
 import KioskLayers
 import KioskPlatform
 import KioskRuntime
+import KioskTestSupport
 import Testing
 
 /// Stuck touches and the operator gestures in the running kiosk, on virtual time (640x400 at
@@ -14,7 +15,8 @@ import Testing
 
     @Test func aStuckTouchIsLoggedCountedAndToldOnceOnTime() throws {
         let h = try RuntimeHarness()
-        let exporter = MetricsExporter(wallClock: { 1_700_000_000 }, offLoop: false)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_700_000_000)
+        let exporter = MetricsExporter(offLoop: false)
         h.runtime.attach(exporter)
         var told: [(StuckTouch, TimeStamp)] = []
         h.runtime.observe { event, time in if case .stuckTouch(let s) = event { told.append((s, time)) } }
@@ -34,7 +36,7 @@ import Testing
         #expect(h.runtime.session.contacts.isEmpty, "no finger marker for it")
         #expect(exporter.metrics.stuckTouches == 1)
         #expect(exporter.metrics.exposition(KioskMetrics.LiveFigures(displayUp: true, touchscreens: nil, screen: .start, frames: 0,
-                                                                    frameTimesMS: SampleRing(capacity: 1), latenciesMS: SampleRing(capacity: 1)))
+                                                                    frameTimes: SampleRing(capacity: 1), latencies: SampleRing(capacity: 1)))
                 .contains("\nbubble_kiosk_stuck_touches_total 1\n"))
         // It lifts: back in play; nothing more is armed for it.
         h.input.push(TouchFrame(time: h.now, contacts: []))

@@ -8,7 +8,7 @@ import Testing
 @Suite struct RemoteControlRuntimeTests {
     func harness(_ settings: Settings = RuntimeHarness.quietSettings) throws -> (RuntimeHarness, VirtualDisplay) {
         let h = try RuntimeHarness(settings: settings)
-        h.runtime.displaySleep.wallClock = VirtualWallClock(showing: 12, 0, at: h.now)
+        h.runtime.wallClock = VirtualWallClock(showing: 12, 0, at: h.now)
         return (h, h.display as! VirtualDisplay)
     }
 
@@ -79,7 +79,7 @@ import Testing
     @Test func theResetExitsWithStatus10AndSaysWhoAsked() throws {
         let (h, _) = try harness()
         try h.run(ms: 100)
-        h.runtime.resetForOperator(by: "an MQTT command")
+        h.runtime.perform(.operatorReset, by: "an MQTT command")
         #expect(h.runtime.exitStatus == .operatorReset)
         let lines = h.logLines.filter { $0.hasPrefix("operator reset: an MQTT command at ") }
         #expect(lines.count == 1, "\(h.logLines)")

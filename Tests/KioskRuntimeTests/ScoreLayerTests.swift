@@ -61,8 +61,8 @@ import KioskTestSupport
         settings.attract.idleTimeout = .seconds(10)
         settings.attract.roundOver = .seconds(2)
         let h = try RuntimeHarness(settings: settings)
-        let fixedClock: @Sendable () -> Int64 = { 1_764_000_000_000 }
-        let keeper = ScoreKeeper(directory: dir, wallClock: fixedClock)
+        h.runtime.wallClock = StoppedWallClock(unixSeconds: 1_764_000_000)
+        let keeper = ScoreKeeper(directory: dir)
         h.runtime.attach(keeper)
         #expect(keeper.writer != nil)
         var highs: [HighScore] = []

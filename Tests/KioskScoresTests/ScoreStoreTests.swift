@@ -29,7 +29,13 @@ func listing(_ dir: String) -> [String] {
 
 func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .finished,
             startedMS: Int64 = 1_764_000_000_000, durationMS: Int64 = 20_000, popped: Int = 10) -> RoundRecord {
-    RoundRecord(startedMS: startedMS, durationMS: durationMS, mode: mode, score: score, popped: popped, outcome: outcome)
+    RoundRecord(started: WallTime(unixMilliseconds: startedMS), duration: .milliseconds(durationMS), mode: mode, score: score,
+                popped: popped, outcome: outcome)
+}
+
+/// The machine's local time at `ms` (now when nil), as the score writer's requests carry it.
+func localTime(_ ms: Int64? = nil) -> LocalTime {
+    SystemWallClock().local(ms.map { WallTime(unixMilliseconds: $0) } ?? SystemWallClock.now())
 }
 
 @Suite struct ScoreStoreTests {
@@ -69,14 +75,15 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         _ = try store.record(record(120, startedMS: today + 1000), tableSize: 10)
         _ = try store.record(record(80, startedMS: today + 2000), tableSize: 10)
         _ = try store.record(record(900, outcome: .demo, startedMS: today + 3000), tableSize: 10)
-        let board = try store.board(rows: 2, todayStartMS: today, runStartMS: today + 1500, day: 7)
+        let day = LocalDay(number: 7, start: WallTime(unixMilliseconds: today))
+        let board = try store.board(rows: 2, today: day, runStart: WallTime(unixMilliseconds: today + 1500))
         #expect(board[.classic] == ScoreBoard.Lists(today: [120, 80], allTime: [500, 120]))
         #expect(board.lists[.timed] == nil)
         // Before the run's start today: the 120 only (yesterday's 500 is another day, the 80
         // came after the start, the demo is nobody's).
         #expect(board.roundsBeforeStart == ScoreBoard.DayCount(day: 7, rounds: 1))
         _ = try store.record(record(10, outcome: .abandoned, startedMS: today + 1200), tableSize: 10)
-        #expect(try store.board(rows: 2, todayStartMS: today, runStartMS: today + 1500, day: 7).roundsBeforeStart?.rounds == 2,
+        #expect(try store.board(rows: 2, today: day, runStart: WallTime(unixMilliseconds: today + 1500)).roundsBeforeStart?.rounds == 2,
                 "a round left mid-way was still started by someone")
     }
 
@@ -115,7 +122,7 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
     @Test func roundsSinceALocalDate() throws {
         let dir = temporaryDirectory()
         let store = try ScoreStore(directory: dir)
-        let noon = localMidnightMS(of: wallClockMS()) + 12 * 3_600_000
+        let noon = localTime().day.start.unixMilliseconds + 12 * 3_600_000
         _ = try store.record(record(1, startedMS: noon - 3 * 86_400_000), tableSize: 10)
         _ = try store.record(record(2, startedMS: noon), tableSize: 10)
         let all = try store.rounds(since: nil)
@@ -132,7 +139,7 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         var rng = SeededGenerator(seed: 9)
         writeFile(path, (0..<8192).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
         // 2026-12-01 07:30:00 UTC.
-        let store = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        let store = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: 1_796_110_200_000))
         #expect(store.notes.count == 1)
         #expect(store.notes.first?.contains("not a usable database") == true)
         #expect(store.notes.first?.contains("scores.db.corrupt-20261201T073000Z") == true, "\(store.notes)")
@@ -157,14 +164,14 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         #expect(truncate(path, off_t(st.st_size / 2)) == 0)
         unlink(path + "-wal")
         unlink(path + "-shm")
-        let store = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        let store = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: 1_796_110_200_000))
         #expect(store.notes.count == 1, "\(store.notes)")
         #expect(listing(dir).contains("scores.db.corrupt-20261201T073000Z"))
         #expect(try store.roundIDs().isEmpty)
         // A second damage in the same second gets a name of its own.
         store.db.close()
         writeFile(path, Array("not a database at all".utf8) + [UInt8](repeating: 7, count: 5000))
-        let again = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        let again = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: 1_796_110_200_000))
         #expect(again.notes.count == 1)
         #expect(listing(dir).contains("scores.db.corrupt-20261201T073000Z-2"))
     }
@@ -209,12 +216,12 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
         let now: Int64 = 1_796_110_200_000
         let day: Int64 = 86_400_000
         do {
-            let store = try ScoreStore(directory: dir, now: now)
+            let store = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: now))
             _ = try store.record(record(1, outcome: .demo, startedMS: now - 91 * day), tableSize: 10)
             _ = try store.record(record(2, outcome: .demo, startedMS: now - 89 * day), tableSize: 10)
             _ = try store.record(record(3, outcome: .finished, startedMS: now - 400 * day), tableSize: 10)
         }
-        let store = try ScoreStore(directory: dir, now: now)
+        let store = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: now))
         #expect(try store.rounds(since: nil).map(\.score) == [3, 2], "people's rounds stay; demos for 90 days")
     }
 
@@ -237,9 +244,9 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
 
     @Test func recordsOffTheCallersThreadAndAnswersWithRankAndBoard() throws {
         let dir = temporaryDirectory()
-        let writer = try ScoreWriter(directory: dir, wallClock: { 1_764_000_000_000 })
-        writer.post(.record(record(70, startedMS: 1_764_000_000_000), roundStart: TimeStamp(milliseconds: 5), tableSize: 10, rows: 3))
-        writer.post(.record(record(90, startedMS: 1_764_000_000_000), roundStart: TimeStamp(milliseconds: 9), tableSize: 10, rows: 3))
+        let writer = try ScoreWriter(directory: dir, start: localTime(1_764_000_000_000))
+        writer.post(.record(record(70, startedMS: 1_764_000_000_000), roundStart: TimeStamp(milliseconds: 5), tableSize: 10, rows: 3, at: localTime()))
+        writer.post(.record(record(90, startedMS: 1_764_000_000_000), roundStart: TimeStamp(milliseconds: 9), tableSize: 10, rows: 3, at: localTime()))
         var results = Self.collect(writer) { r in r.filter { if case .recorded = $0 { true } else { false } }.count == 2 }
         writer.stop()
         results += writer.results.take()
@@ -252,9 +259,9 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
 
     @Test func aFolderThatCannotBeWrittenIsReportedOnceAndRoundsAreDropped() throws {
         let dir = unwritableDirectory()
-        let writer = try ScoreWriter(directory: dir)
-        for i in 0..<5 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3)) }
-        writer.post(.refresh(rows: 3))
+        let writer = try ScoreWriter(directory: dir, start: localTime())
+        for i in 0..<5 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3, at: localTime())) }
+        writer.post(.refresh(rows: 3, at: localTime()))
         writer.stop()
         let logs = logLines(writer.results.take())
         #expect(logs.count == 1, "\(logs)")
@@ -265,8 +272,8 @@ func record(_ score: Int, mode: Round.Mode = .classic, outcome: RoundOutcome = .
     @Test func aCorruptFileIsReportedOnceThroughTheWriter() throws {
         let dir = temporaryDirectory()
         writeFile(ScoreStore.path(in: dir), [UInt8](repeating: 0x41, count: 4096))
-        let writer = try ScoreWriter(directory: dir)
-        writer.post(.record(record(12), roundStart: .zero, tableSize: 10, rows: 3))
+        let writer = try ScoreWriter(directory: dir, start: localTime())
+        writer.post(.record(record(12), roundStart: .zero, tableSize: 10, rows: 3, at: localTime()))
         writer.stop()
         let results = writer.results.take()
         let logs = logLines(results)

@@ -69,7 +69,7 @@ private func walDatabase(_ path: String, rounds: Int, score: Int64) throws -> SQ
         }
         #expect(listing(dir).contains("scores.db-wal"), "the commands move nothing")
 
-        let store = try ScoreStore(directory: dir, now: 1_796_110_200_000)
+        let store = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: 1_796_110_200_000))
         #expect(store.notes.count == 1, "\(store.notes)")
         #expect(store.notes.first?.contains("left from another database") == true)
         #expect(listing(dir).contains("scores.db-wal.stray-20261201T073000Z"))
@@ -224,13 +224,13 @@ private func walDatabase(_ path: String, rounds: Int, score: Int64) throws -> SQ
     /// timeout at exit and the stop joined without a limit.
     @Test func theStopIsBoundedWhileTheDatabaseIsLocked() throws {
         let dir = temporaryDirectory()
-        let writer = try ScoreWriter(directory: dir)
+        let writer = try ScoreWriter(directory: dir, start: localTime())
         // The thread answers with the (empty) board once it opened the store.
         let opened = ScoreWriterTests.collect(writer) { r in r.contains { if case .board = $0 { true } else { false } } }
         #expect(logLines(opened).isEmpty, "\(logLines(opened))")
         let other = try SQLiteDatabase(path: ScoreStore.path(in: dir))
         try other.execute("BEGIN IMMEDIATE")
-        for i in 0..<3 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3)) }
+        for i in 0..<3 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3, at: localTime())) }
         let clock = ContinuousClock()
         let started = clock.now
         writer.stop(limit: .seconds(1))

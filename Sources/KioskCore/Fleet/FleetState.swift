@@ -23,17 +23,17 @@ public struct FleetState: Equatable, Sendable {
     public var volume: Int
     public var roundsToday: Int
     public var highScore: Int
-    /// The latest real touch, Unix seconds; nil when none since the start.
-    public var lastTouch: Double?
+    /// The latest real touch; nil when none since the start.
+    public var lastTouch: WallTime?
     /// Touchscreens present now.
     public var touchscreens: Int
     public var version: String
-    /// Whole seconds since the kiosk started.
-    public var uptimeS: Int
+    /// Since the kiosk started (whole seconds in the JSON).
+    public var uptime: Duration
 
     public init(screen: Screen, mode: Round.Mode, score: Int, displayOn: Bool, brightness: Int?,
-                volume: Int, roundsToday: Int, highScore: Int, lastTouch: Double?, touchscreens: Int,
-                version: String, uptimeS: Int) {
+                volume: Int, roundsToday: Int, highScore: Int, lastTouch: WallTime?, touchscreens: Int,
+                version: String, uptime: Duration) {
         self.screen = screen
         self.mode = mode
         self.score = score
@@ -45,7 +45,7 @@ public struct FleetState: Equatable, Sendable {
         self.lastTouch = lastTouch
         self.touchscreens = touchscreens
         self.version = version
-        self.uptimeS = uptimeS
+        self.uptime = uptime
     }
 
     /// The object for `PREFIX/state`, keys in the contract's order; ranges clamped so a subscriber
@@ -60,10 +60,10 @@ public struct FleetState: Equatable, Sendable {
             ("volume", .int(min(max(volume, 0), 100))),
             ("rounds_today", .int(max(roundsToday, 0))),
             ("high_score", .int(highScore)),
-            ("last_touch", lastTouch.flatMap { UTCTimeText.iso8601(unixSeconds: $0) }.map { .string($0) } ?? .null),
+            ("last_touch", lastTouch.map { .string(ClockText.iso8601($0)) } ?? .null),
             ("touchscreens", .int(max(touchscreens, 0))),
             ("version", .string(version)),
-            ("uptime_s", .int(max(uptimeS, 0))),
+            ("uptime_s", .int(max(Int(clamping: uptime.components.seconds), 0))),
         ])
     }
 
@@ -71,8 +71,8 @@ public struct FleetState: Equatable, Sendable {
     /// reason to publish. Compared as JSON, so a touch within the same second is no change either.
     public func sameApartFromUptime(_ other: FleetState) -> Bool {
         var a = self, b = other
-        a.uptimeS = 0
-        b.uptimeS = 0
+        a.uptime = .zero
+        b.uptime = .zero
         return a.json == b.json
     }
 }

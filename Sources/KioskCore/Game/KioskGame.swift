@@ -28,6 +28,8 @@ public struct KioskGame: Sendable {
     private var demoSeeds: SeededGenerator
     /// Demo rounds played so far: the demo shows each offered mode in turn.
     public private(set) var demoRounds = 0
+    /// Rounds started so far, demo rounds included: the latest round's `number`.
+    public private(set) var roundsStarted = 0
 
     /// - Parameter seed: the first real round is the one `bubble-kiosk state --seed` prints for
     ///   it; later rounds follow from it. Real runs take it from the clock.
@@ -109,7 +111,10 @@ public struct KioskGame: Sendable {
             seed = nextRoundSeed
             nextRoundSeed = roundSeeds.next()
         }
-        round = Round(mode: mode, field: field, settings: settings, seed: seed, at: time)
+        var fresh = Round(mode: mode, field: field, settings: settings, seed: seed, at: time)
+        roundsStarted += 1
+        fresh.number = roundsStarted
+        round = fresh
         setScreen(.playing(demo: demo), at: time)
         return [.roundStarted(demo: demo)]
     }

@@ -30,6 +30,9 @@ public struct Round: Sendable {
     public enum Mode: String, Sendable, CaseIterable { case classic, timed, joystick }
 
     public let mode: Mode
+    /// Which round since the kiosk started this is, demo rounds included (1, 2, ...), as the
+    /// game numbers them; 0 for a round made outside a game. Events name their round by it.
+    public internal(set) var number = 0
     public let field: PlayField
     public private(set) var settings: Settings
     public internal(set) var bubbles: [Bubble] = []

@@ -5,14 +5,14 @@ extension RoundRecording {
     /// of full speed. The catcher collects whatever it meets on the way.
     public func text(steering round: Round, limit: Int? = nil) -> String {
         var builder = RecordingBuilder(screen: transform.native)
-        var t = startMS
-        if let start = startButton {
-            builder.tap(at: transform.panelPosition(ofGame: start), start: t)
-            t += 700
+        var t = start
+        if let button = startButton {
+            builder.tap(at: transform.panelPosition(ofGame: button), start: t)
+            t += .milliseconds(700)
         }
         guard let play = round.joystick else { return builder.text() }
         // The round starts with the tap's lift (or with the recording's first event).
-        let roundStart = startButton == nil ? t : startMS + 60
+        let roundStart = startButton == nil ? t : start + .milliseconds(60)
         let base = play.stick.base
         let speed = round.field.px(round.settings.joystick.maxSpeedMMPerS) * 0.8
         var catcher = play.catcher
@@ -23,7 +23,7 @@ extension RoundRecording {
             var aim = b.center
             let v = round.driftVelocity(of: b.id)
             for _ in 0..<3 {
-                let arrive = (t - roundStart + 120 + catcher.distance(to: aim) / speed * 1000) / 1000
+                let arrive = (t - roundStart).inSeconds + 0.12 + catcher.distance(to: aim) / speed
                 aim = b.center + v * arrive
                 let a = round.field.area
                 aim = Vector2(min(max(aim.x, a.x + b.radius), a.maxX - b.radius),
@@ -31,12 +31,12 @@ extension RoundRecording {
             }
             let d = aim - catcher
             guard d.length > 1 else { continue }
-            let hold = min(6000, d.length / speed * 1000)
+            let hold = Duration.milliseconds(min(6000, d.length / speed * 1000))
             let knob = base + d * (play.stick.radius * 0.8 / d.length)
             builder.drag(from: transform.panelPosition(ofGame: base), to: transform.panelPosition(ofGame: knob),
-                         start: t, durationMS: 120, pauseMS: hold)
+                         start: t, duration: .milliseconds(120), pause: hold)
             catcher = aim
-            t += 120 + hold + 300
+            t += .milliseconds(120) + hold + .milliseconds(300)
         }
         return builder.text()
     }

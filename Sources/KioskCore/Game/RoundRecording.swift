@@ -6,8 +6,8 @@ public struct RoundRecording: Sendable {
     public var transform: TouchTransform
     /// Where the Start button is, in game coordinates; nil to leave it out.
     public var startButton: Vector2?
-    /// Time of the first touch, in ms from the recording's start.
-    public var startMS = 500.0
+    /// Time of the first touch from the recording's start.
+    public var start = Duration.milliseconds(500)
 
     public init(transform: TouchTransform, startButton: Vector2?) {
         self.transform = transform
@@ -17,10 +17,10 @@ public struct RoundRecording: Sendable {
     /// The recording text; `bubbles` are popped in order, `limit` caps how many.
     public func text(popping bubbles: [Bubble], limit: Int? = nil, swipeLengthPx: Double, goal: Rect? = nil) -> String {
         var builder = RecordingBuilder(screen: transform.native)
-        var t = startMS
-        if let start = startButton {
-            builder.tap(at: transform.panelPosition(ofGame: start), start: t)
-            t += 700  // let the round appear
+        var t = start
+        if let button = startButton {
+            builder.tap(at: transform.panelPosition(ofGame: button), start: t)
+            t += .milliseconds(700)  // let the round appear
         }
         let live = bubbles.filter { !$0.isPopped }
         for b in live.prefix(limit ?? live.count) {
@@ -28,18 +28,18 @@ public struct RoundRecording: Sendable {
                 if case .drag = b.kind {
                     // Carried at a walking pace and held still a moment before the lift.
                     builder.drag(from: transform.panelPosition(ofGame: from), to: transform.panelPosition(ofGame: to),
-                                 start: t, durationMS: 450, pauseMS: 120)
-                    t += 850
+                                 start: t, duration: .milliseconds(450), pause: .milliseconds(120))
+                    t += .milliseconds(850)
                 } else if from == to {
                     builder.tap(at: transform.panelPosition(ofGame: from), start: t)
-                    t += 150
+                    t += .milliseconds(150)
                 } else {
                     builder.swipe(from: transform.panelPosition(ofGame: from), to: transform.panelPosition(ofGame: to),
-                                  start: t, durationMS: 90)
-                    t += 350
+                                  start: t, duration: .milliseconds(90))
+                    t += .milliseconds(350)
                 }
             }
-            if case .tap = b.kind { t += 250 }
+            if case .tap = b.kind { t += .milliseconds(250) }
         }
         return builder.text()
     }

@@ -10,17 +10,17 @@ public enum RoundOutcome: String, Sendable, CaseIterable {
 
 /// One round played, as the score store keeps it.
 public struct RoundRecord: Equatable, Sendable {
-    /// When it started, wall clock, milliseconds since the Unix epoch.
-    public var startedMS: Int64
-    public var durationMS: Int64
+    /// When it started, on the wall clock.
+    public var started: WallTime
+    public var duration: Duration
     public var mode: Round.Mode
     public var score: Int
     public var popped: Int
     public var outcome: RoundOutcome
 
-    public init(startedMS: Int64, durationMS: Int64, mode: Round.Mode, score: Int, popped: Int, outcome: RoundOutcome) {
-        self.startedMS = startedMS
-        self.durationMS = durationMS
+    public init(started: WallTime, duration: Duration, mode: Round.Mode, score: Int, popped: Int, outcome: RoundOutcome) {
+        self.started = started
+        self.duration = duration
         self.mode = mode
         self.score = score
         self.popped = popped

@@ -24,6 +24,8 @@ public enum HookEvent: String, CaseIterable, Sendable {
 /// variables and as one JSON object on standard input.
 public struct HookPayload: Equatable, Sendable {
     public let event: HookEvent
+    /// When the event happened.
+    public let time: WallTime
     /// `event` and `time` first, then the event's own fields, in order.
     public private(set) var fields: [(String, JSON)]
 
@@ -33,11 +35,12 @@ public struct HookPayload: Equatable, Sendable {
     }
 
     /// - Parameters:
-    ///   - time: Unix time in seconds (the realtime clock when the event fired).
+    ///   - time: the wall clock when the event fired (Unix seconds in the payload).
     ///   - fields: the event's data; names that are no field names, or `event`/`time`, are left out.
-    public init(_ event: HookEvent, time: Double, fields: [(String, JSON)] = []) {
+    public init(_ event: HookEvent, time: WallTime, fields: [(String, JSON)] = []) {
         self.event = event
-        var all: [(String, JSON)] = [("event", .string(event.rawValue)), ("time", JSON.rounded(time, 3))]
+        self.time = time
+        var all: [(String, JSON)] = [("event", .string(event.rawValue)), ("time", JSON.rounded(time.unixSeconds, 3))]
         for (name, value) in fields where Self.isFieldName(name) && !all.contains(where: { $0.0 == name }) {
             all.append((name, value))
         }

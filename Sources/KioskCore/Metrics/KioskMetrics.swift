@@ -17,8 +17,8 @@ public struct KioskMetrics: Sendable {
         ("demo", "finished"), ("demo", "interrupted"),
     ]
 
-    /// When the kiosk started, seconds since the Unix epoch.
-    public let startTime: Double
+    /// When the kiosk started.
+    public let startTime: WallTime
     public private(set) var roundsStarted: [String: Int] = [:]
     /// Ended rounds by `"mode outcome"`.
     public private(set) var roundsPlayed: [String: Int] = [:]
@@ -26,29 +26,25 @@ public struct KioskMetrics: Sendable {
     public private(set) var popped: [String: Int] = [:]
     /// Contacts that went down on a real touchscreen.
     public private(set) var touches = 0
-    /// The latest real touch, seconds since the Unix epoch.
-    public private(set) var lastTouch: Double?
     /// Contacts the stuck-touch filter dropped.
     public private(set) var stuckTouches = 0
-    /// The display is switched off now, and how often it was since the start.
-    public private(set) var displayAsleep = false
+    /// How often the display was switched off since the start.
     public private(set) var displaySleeps = 0
 
     /// Tells new contacts: a tracking id not down in the device's last frame.
     private var downs = TouchDownTracker()
 
-    public init(startTime: Double) {
+    public init(startTime: WallTime) {
         self.startTime = startTime
     }
 
-    /// Counts one event; `wallClock` is the time in seconds since the Unix epoch.
-    public mutating func note(_ event: KioskEvent, _ facts: EventFacts, wallClock: Double) {
+    /// Counts one event.
+    public mutating func note(_ event: KioskEvent, _ facts: EventFacts) {
         /// A round's mode label: `demo` for the attract mode's rounds.
         func label(_ round: RoundFacts?) -> String? { round.map { $0.demo ? "demo" : $0.mode.rawValue } }
         switch event {
         case .touch(let frame):
             touches += downs.newContacts(in: frame).count
-            if !frame.contacts.isEmpty { lastTouch = wallClock }
         case .game(.roundStarted):
             if facts.replaced?.demo == true { roundsPlayed["demo interrupted", default: 0] += 1 }
             roundsStarted[label(facts.round) ?? "classic", default: 0] += 1
@@ -62,8 +58,8 @@ public struct KioskMetrics: Sendable {
         case .stuckTouch:
             stuckTouches += 1
         case .displaySleep(let asleep):
-            if asleep && !displayAsleep { displaySleeps += 1 }
-            displayAsleep = asleep
+            // Announced only when it changes.
+            if asleep { displaySleeps += 1 }
         case .game, .screen, .firstFrame, .displayLost, .touchscreenLost, .touchTest, .operatorGesture, .highScore:
             break
         }
@@ -78,20 +74,26 @@ public struct KioskMetrics: Sendable {
         public var touchscreens: Int?
         public var screen: KioskGame.Screen
         public var frames: Int
-        /// Render and present time of each frame, milliseconds.
-        public var frameTimesMS: SampleRing
-        /// Input-to-screen latency, milliseconds.
-        public var latenciesMS: SampleRing
+        /// Render and present time of each frame.
+        public var frameTimes: SampleRing
+        /// Input-to-screen latency.
+        public var latencies: SampleRing
+        /// The display is switched off to sleep.
+        public var displayAsleep: Bool
+        /// The latest touch on a real touchscreen; nil when none since the start.
+        public var lastTouch: WallTime?
 
         public init(displayUp: Bool, screens: Int = 1, touchscreens: Int?, screen: KioskGame.Screen, frames: Int,
-                    frameTimesMS: SampleRing, latenciesMS: SampleRing) {
+                    frameTimes: SampleRing, latencies: SampleRing, displayAsleep: Bool = false, lastTouch: WallTime? = nil) {
             self.displayUp = displayUp
             self.screens = screens
             self.touchscreens = touchscreens
             self.screen = screen
             self.frames = frames
-            self.frameTimesMS = frameTimesMS
-            self.latenciesMS = latenciesMS
+            self.frameTimes = frameTimes
+            self.latencies = latencies
+            self.displayAsleep = displayAsleep
+            self.lastTouch = lastTouch
         }
     }
 
@@ -101,7 +103,7 @@ public struct KioskMetrics: Sendable {
         typealias L = MetricFamily.Label
         func seconds(_ name: String, _ help: String, _ ring: SampleRing) -> MetricFamily {
             // Samples are whole microseconds: rounding keeps the text free of binary fraction noise.
-            func s(_ ms: Double) -> Double { (ms * 1000).rounded() / 1_000_000 }
+            func s(_ d: Duration) -> Double { Double(d.wholeMicroseconds) / 1_000_000 }
             return .summary(name, help: help, recent: ring.samples.map(s), count: ring.totalCount, sum: s(ring.totalSum))
         }
         let screenName: String
@@ -113,7 +115,7 @@ public struct KioskMetrics: Sendable {
         var result: [MetricFamily] = [
             MetricFamily("bubble_kiosk_start_time_seconds", .gauge,
                          help: "When the kiosk process started, in seconds since the Unix epoch.",
-                         [S([], startTime)]),
+                         [S([], startTime.unixSeconds)]),
             MetricFamily("bubble_kiosk_rounds_started_total", .counter,
                          help: "Rounds started, by mode (classic, timed, joystick, or demo for the attract mode).",
                          Self.modes.map { S([L("mode", $0)], Double(roundsStarted[$0] ?? 0)) }),
@@ -134,15 +136,15 @@ public struct KioskMetrics: Sendable {
                          [S([], Double(stuckTouches))]),
             MetricFamily("bubble_kiosk_last_touch_timestamp_seconds", .gauge,
                          help: "The latest touch, in seconds since the Unix epoch; 0 when none since the start.",
-                         [S([], lastTouch ?? 0)]),
+                         [S([], live.lastTouch?.unixSeconds ?? 0)]),
             MetricFamily("bubble_kiosk_frames_total", .counter,
                          help: "Frames presented on the display.",
                          [S([], Double(live.frames))]),
             seconds("bubble_kiosk_frame_time_seconds",
-                    "Time to render and present a frame; quantiles over the latest 4096 frames.", live.frameTimesMS),
+                    "Time to render and present a frame; quantiles over the latest 4096 frames.", live.frameTimes),
             seconds("bubble_kiosk_input_latency_seconds",
                     "Input-to-screen latency, from the input event to the frame showing it; quantiles over the latest 4096.",
-                    live.latenciesMS),
+                    live.latencies),
             MetricFamily("bubble_kiosk_display_up", .gauge,
                          help: "1 while the kiosk shows on its display, 0 while the display is lost, the VT switched away or no screen is connected.",
                          [S([], live.displayUp ? 1 : 0)]),
@@ -151,7 +153,7 @@ public struct KioskMetrics: Sendable {
                          [S([], Double(live.screens))]),
             MetricFamily("bubble_kiosk_display_asleep", .gauge,
                          help: "1 while the display is switched off by the sleep schedule or the idle start screen, else 0.",
-                         [S([], displayAsleep ? 1 : 0)]),
+                         [S([], live.displayAsleep ? 1 : 0)]),
             MetricFamily("bubble_kiosk_display_sleeps_total", .counter,
                          help: "Times the display was switched off to sleep.",
                          [S([], Double(displaySleeps))]),

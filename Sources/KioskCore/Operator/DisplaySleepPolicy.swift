@@ -44,6 +44,11 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
             self.lastWake = lastWake
             self.touching = touching
         }
+
+        public init(screen: KioskGame.Screen, screenSince: TimeStamp, activity: Activity, touching: Bool) {
+            self.init(screen: screen, screenSince: screenSince, lastTouch: activity.lastTouch, lastWake: activity.lastWake,
+                      touching: touching)
+        }
     }
 
     /// Inside a schedule range, a touch keeps the display on this long after the latest touch
@@ -76,7 +81,7 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
     private var idlesOut: Bool { idleAfter > .zero && !demoWanted }
 
     /// Asleep or awake at `now`, and when to look again.
-    public func decide(_ facts: Facts, at now: TimeStamp, clock: LocalWallClock) -> Decision {
+    public func decide(_ facts: Facts, at now: TimeStamp, clock: WallClock) -> Decision {
         guard !isOff else { return Decision(asleep: nil, recheck: nil) }
         // A person playing, or the round-over screen with their score: never in their face.
         let resting: Bool

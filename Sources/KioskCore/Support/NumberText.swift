@@ -57,12 +57,6 @@ public enum NumberText {
         return (negative ? "-" : "") + integral + (fractional.isEmpty ? "" : "." + fractional)
     }
 
-    /// `HH:MM:SS` for a second of the day (0 to 86399), two digits each.
-    public static func timeOfDay(seconds s: Int) -> String {
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
-    }
-
     /// `3d 4h 5m 6s`, leaving out leading zero units.
     public static func duration(seconds: Int) -> String {
         let parts = [(seconds / 86400, "d"), (seconds / 3600 % 24, "h"), (seconds / 60 % 60, "m"), (seconds % 60, "s")]

@@ -1,5 +1,5 @@
 /// Writes evemu recordings of a virtual protocol-B touchscreen: taps, swipes and drags given
-/// in screen pixels and milliseconds.
+/// in screen pixels and times from the recording's start.
 ///
 /// The text is what `evemu-record` would write for such a device, so it serves tests, the
 /// attract-mode demo (through `EvemuRecording` and `TouchDecoder`) and VM tests (through
@@ -30,7 +30,7 @@ public struct RecordingBuilder: Sendable {
     private var strokes: [Stroke] = []
 
     /// Roughly how often a moving finger is sampled, like a 100 Hz panel.
-    public static let sampleIntervalMS = 10.0
+    public static let sampleInterval = Duration.milliseconds(10)
 
     /// A builder for a `screen`-sized touchscreen with axes `0...axisMax` and `slots` slots.
     public init(screen: PixelSize, axisMax: Int32 = 4095, slots: Int = 10, resolution: Int32 = 0) {
@@ -43,20 +43,20 @@ public struct RecordingBuilder: Sendable {
         self.resolution = resolution
     }
 
-    /// A finger put down at `at` at `start` milliseconds and lifted `holdMS` later without moving.
-    public mutating func tap(at point: Vector2, start ms: Double, holdMS: Double = 60, slot: Int = 0) {
-        let t0 = Self.micros(ms)
-        add(Stroke(slot: slot, samples: [(t0, .down(point)), (t0 + Self.micros(max(holdMS, 0)), .up)]))
+    /// A finger put down at `at` at `start` and lifted `hold` later without moving.
+    public mutating func tap(at point: Vector2, start: Duration, hold: Duration = .milliseconds(60), slot: Int = 0) {
+        let t0 = start.wholeMicroseconds
+        add(Stroke(slot: slot, samples: [(t0, .down(point)), (t0 + Self.micros(hold), .up)]))
     }
 
     /// A flick: down at `from`, sampled about every 10 ms along a straight line, reaching `to`
     /// one sample before the lift, so the finger is still moving when it leaves the glass.
-    /// `durationMS` runs from touch down to lift.
-    public mutating func swipe(from: Vector2, to: Vector2, start ms: Double, durationMS: Double = 150, slot: Int = 0) {
+    /// `duration` runs from touch down to lift.
+    public mutating func swipe(from: Vector2, to: Vector2, start: Duration, duration: Duration = .milliseconds(150), slot: Int = 0) {
         // At least two intervals: one to move, one to lift.
-        let steps = max(2, Int((durationMS / Self.sampleIntervalMS).rounded()))
-        let t0 = Self.micros(ms)
-        let total = Self.micros(max(durationMS, 0))
+        let steps = max(2, Int((duration / Self.sampleInterval).rounded()))
+        let t0 = start.wholeMicroseconds
+        let total = Self.micros(duration)
         var samples: [(time: Int64, sample: Sample)] = [(t0, .down(from))]
         for k in 1..<steps {
             let f = Double(k) / Double(steps - 1)
@@ -66,32 +66,32 @@ public struct RecordingBuilder: Sendable {
         add(Stroke(slot: slot, samples: samples))
     }
 
-    /// A drag: down at `from`, moving along a straight line to `to` over `durationMS` (sampled
-    /// about every 10 ms), then held still for `pauseMS` before the lift.
-    public mutating func drag(from: Vector2, to: Vector2, start ms: Double, durationMS: Double = 400,
-                              pauseMS: Double = 300, slot: Int = 0) {
-        let steps = max(1, Int((durationMS / Self.sampleIntervalMS).rounded()))
-        let t0 = Self.micros(ms)
-        let total = Self.micros(max(durationMS, 0))
+    /// A drag: down at `from`, moving along a straight line to `to` over `duration` (sampled
+    /// about every 10 ms), then held still for `pause` before the lift.
+    public mutating func drag(from: Vector2, to: Vector2, start: Duration, duration: Duration = .milliseconds(400),
+                              pause: Duration = .milliseconds(300), slot: Int = 0) {
+        let steps = max(1, Int((duration / Self.sampleInterval).rounded()))
+        let t0 = start.wholeMicroseconds
+        let total = Self.micros(duration)
         var samples: [(time: Int64, sample: Sample)] = [(t0, .down(from))]
         for k in 1...steps {
             let f = Double(k) / Double(steps)
             samples.append((t0 + total * Int64(k) / Int64(steps), .move(from + (to - from) * f)))
         }
-        samples.append((t0 + total + Self.micros(max(pauseMS, 0)), .up))
+        samples.append((t0 + total + Self.micros(pause), .up))
         add(Stroke(slot: slot, samples: samples))
     }
 
-    /// A contact resting at `point` from `start` for `durationMS`: with `wobble` it trembles
-    /// round `point` by that many pixels, a report every `everyMS`, as a resting finger or a
+    /// A contact resting at `point` from `start` for `duration`: with `wobble` it trembles
+    /// round `point` by that many pixels, a report every `every`, as a resting finger or a
     /// drop of water does on a real panel; without, it sends nothing until the lift.
-    public mutating func hold(at point: Vector2, start ms: Double, durationMS: Double, wobble: Double = 0,
-                              everyMS: Double = 100, slot: Int = 0) {
-        let t0 = Self.micros(ms)
-        let total = Self.micros(max(durationMS, 0))
+    public mutating func hold(at point: Vector2, start: Duration, duration: Duration, wobble: Double = 0,
+                              every: Duration = .milliseconds(100), slot: Int = 0) {
+        let t0 = start.wholeMicroseconds
+        let total = Self.micros(duration)
         var samples: [(time: Int64, sample: Sample)] = [(t0, .down(point))]
         if wobble > 0 {
-            let step = max(Self.micros(everyMS), 1000)
+            let step = max(Self.micros(every), 1000)
             let offsets = [Vector2(wobble, 0), Vector2(0, wobble), Vector2(-wobble, 0), Vector2(0, -wobble)]
             var t = step, k = 0
             while t < total {
@@ -110,7 +110,8 @@ public struct RecordingBuilder: Sendable {
         strokes.append(stroke)
     }
 
-    private static func micros(_ ms: Double) -> Int64 { TimeStamp(milliseconds: ms).microseconds }
+    /// Whole microseconds of a span; a negative one counts as none.
+    private static func micros(_ d: Duration) -> Int64 { max(d, .zero).wholeMicroseconds }
 
     /// Device units for a screen position: the inverse of the decoder's
     /// `value * pixels / (axisMax + 1)`, rounded, clamped to the axis.

@@ -44,8 +44,6 @@ public final class HookRunner {
     public var usesPidfds = true
     /// Where log lines go.
     public var log: Logger
-    /// Unix time in seconds for `BUBBLE_TIME` (the realtime clock).
-    public var wallClock: () -> Double = SystemWallClock.unixSeconds
 
     private let loop: EventLoop
     private var limiter: HookLimiter
@@ -106,16 +104,17 @@ public final class HookRunner {
     /// Runs the hook of the event named `name` (`high_score`, `reset`, ...) with `fields`;
     /// false when no event has that name.
     @discardableResult
-    public func fire(named name: String, fields: [(String, JSON)] = []) -> Bool {
+    public func fire(named name: String, fields: [(String, JSON)] = [], at wall: WallTime? = nil) -> Bool {
         guard let event = HookEvent(rawValue: name) else { return false }
-        fire(event, fields: fields)
+        fire(event, fields: fields, at: wall)
         return true
     }
 
     /// Runs `event`'s hook, if one is configured and the limits allow, with `fields` as its
     /// data (`BUBBLE_<NAME>` variables and the JSON line, after `event` and `time`). Returns at
-    /// once: the run is looked after by the loop.
-    public func fire(_ event: HookEvent, fields: [(String, JSON)] = []) {
+    /// once: the run is looked after by the loop. `wall`: when the event happened (`BUBBLE_TIME`);
+    /// nil for now on the system's clock.
+    public func fire(_ event: HookEvent, fields: [(String, JSON)] = [], at wall: WallTime? = nil) {
         guard !stopped else { return }
         guard let command = commands[event] else { return }
         let path: String, words: [String]
@@ -147,7 +146,7 @@ public final class HookRunner {
             }
             return
         }
-        let payload = HookPayload(event, time: wallClock(), fields: fields)
+        let payload = HookPayload(event, time: wall ?? SystemWallClock.now(), fields: fields)
         do {
             let run = try spawn(event, path: path, words: words, payload: payload, at: now)
             runs.append(run)
@@ -256,7 +255,7 @@ public final class HookRunner {
     private func spawn(_ event: HookEvent, path: String, words: [String], payload: HookPayload,
                        at now: TimeStamp) throws -> HookRun {
         var line = Array(payload.json.utf8)
-        if line.count > Self.maximumPayloadBytes { line = Array(HookPayload(event, time: wallClock()).json.utf8) }
+        if line.count > Self.maximumPayloadBytes { line = Array(HookPayload(event, time: payload.time).json.utf8) }
         let run = try HookSpawn.start(event, path: path, words: words, environment: baseEnvironment + payload.environment,
                                       input: line, at: now, deadline: now + settings.timeout,
                                       log: log)

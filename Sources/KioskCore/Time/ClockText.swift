@@ -1,7 +1,8 @@
-/// Unix time as ISO 8601 text in UTC (`2026-12-02T04:07:01Z`), for machine-read fields such as
-/// MQTT's `last_touch`. The local time for log lines is `LocalWallClock.stamp`; this one needs
-/// no time zone, so the core writes it without the C library.
-public enum UTCTimeText {
+/// The one formatter for clock and date text: ISO 8601 in UTC for machine-read fields (MQTT's
+/// `last_touch`), a compact UTC stamp for file names, dates and times of day for the local
+/// calendar (`LocalTime.stamp`). Written without the C library, so the core formats virtual
+/// time in tests exactly as the system's.
+public enum ClockText {
     /// The earliest and latest seconds with a four-digit year (0000-01-01 to 9999-12-31).
     static let range: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
 
@@ -11,12 +12,30 @@ public enum UTCTimeText {
         var days = s / 86_400
         var rest = s % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
-        let (year, month, day) = civil(daysSinceEpoch: days)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let y = String(year)
-        let year4 = String(repeating: "0", count: max(0, 4 - y.count)) + y
-        return "\(year4)-\(two(month))-\(two(day))T\(NumberText.timeOfDay(seconds: Int(rest)))Z"
+        return "\(date(daysSinceEpoch: days))T\(timeOfDay(seconds: Int(rest)))Z"
     }
+
+    /// `2026-12-02T04:07:01Z`.
+    public static func iso8601(_ w: WallTime) -> String { iso8601(unixSeconds: w.wholeUnixSeconds) }
+
+    /// `20261202T040701Z`: a wall time in a file name (a damaged database moved aside).
+    public static func compactUTC(_ w: WallTime) -> String {
+        iso8601(w).filter { $0 != "-" && $0 != ":" }
+    }
+
+    /// `2026-12-02` for a day count from 1970-01-01.
+    public static func date(daysSinceEpoch days: Int64) -> String {
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        let y = String(year)
+        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-\(two(month))-\(two(day))"
+    }
+
+    /// `HH:MM:SS` for a second of the day (0 to 86399), two digits each.
+    public static func timeOfDay(seconds s: Int) -> String {
+        "\(two(Int64(s / 3600))):\(two(Int64(s / 60 % 60))):\(two(Int64(s % 60)))"
+    }
+
+    private static func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
     /// Seconds as a Double (how metrics keep the last touch), rounded down; nil when not finite.
     public static func iso8601(unixSeconds: Double) -> String? {
