@@ -86,7 +86,7 @@ import Testing
 
     /// A folder that cannot be written: one line, the batches are dropped, nothing crashes.
     @Test func anUnwritableFolderIsOneLine() throws {
-        let dir = unwritableDirectory()
+        let dir = makeUnwritableDirectory("bubble-kiosk-scores")
         let writer = try ScoreWriter(directory: dir)
         for _ in 0..<4 { writer.post(.touches(Self.batch([(0, 0, 1)]), wallMS: Self.noon(0))) }
         writer.stop()
