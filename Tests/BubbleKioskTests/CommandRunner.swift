@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 
 /// Runs the real `bubble-kiosk` binary, built beside the test bundle, and captures its output.
 struct CommandRunner {
@@ -103,10 +104,7 @@ struct CommandRunner {
 
     /// A fresh temporary directory for one test.
     static func temporaryDirectory() throws -> URL {
-        let url = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("bubble-kiosk-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        URL(fileURLWithPath: makeTemporaryDirectory("bubble-kiosk-test"), isDirectory: true)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import Testing
 
 /// `[hooks]` through the real binary: config errors with file and line, and a hook run by
@@ -30,11 +31,11 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("hook idle: kiosk-led-not-installed: not found in PATH"), "\(r.stderr)")
         #expect(r.stderr.contains("]: recorded"), "\(r.stderr)")
-        let env = (try? String(contentsOf: dir.appendingPathComponent("env"), encoding: .utf8)) ?? ""
+        let env = readText(dir.appendingPathComponent("env").path) ?? ""
         let lines = Set(env.split(separator: "\n").map(String.init))
         #expect(lines.contains("BUBBLE_EVENT=start") && lines.contains("BUBBLE_DISPLAY=virtual:320x200"), "\(env)")
         #expect(!lines.contains { $0.hasPrefix("NOTIFY_SOCKET=") || $0.hasPrefix("WATCHDOG_") })
-        let stdin = (try? String(contentsOf: dir.appendingPathComponent("stdin"), encoding: .utf8)) ?? ""
+        let stdin = readText(dir.appendingPathComponent("stdin").path) ?? ""
         #expect(stdin.hasPrefix(#"{"event":"start","time":"#) && stdin.hasSuffix(#","display":"virtual:320x200","input":"none"}"# + "\n"), "\(stdin)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import Testing
 
 /// Signals sent to the real binary: reload, screenshot, stop, and a closed pipe.
@@ -12,8 +13,8 @@ import Testing
         init(_ args: [String], dir: URL, stdoutPipe: Bool = false) throws {
             errPath = dir.appendingPathComponent("stderr").path
             outPath = dir.appendingPathComponent("stdout").path
-            FileManager.default.createFile(atPath: errPath, contents: nil)
-            FileManager.default.createFile(atPath: outPath, contents: nil)
+            writeFile(errPath, "")
+            writeFile(outPath, "")
             process.executableURL = CommandRunner.binary
             process.arguments = args
             var env = ProcessInfo.processInfo.environment
@@ -28,16 +29,12 @@ import Testing
             try process.run()
         }
 
-        var stderr: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+        var stderr: String { readText(errPath) ?? "" }
 
         /// Waits (up to 20 s, the machine may be loaded) until stderr contains `text`.
         func waitFor(_ text: String) -> Bool {
-            for _ in 0..<400 {
-                if stderr.contains(text) { return true }
-                if !process.isRunning { return stderr.contains(text) }
-                usleep(50_000)
-            }
-            return false
+            _ = eventually(within: .seconds(20), every: .milliseconds(50)) { stderr.contains(text) || !process.isRunning }
+            return stderr.contains(text)
         }
 
         func send(_ signal: Int32) { kill(process.processIdentifier, signal) }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import KioskCore
 import Testing
 import KioskTestSupport
@@ -442,7 +439,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     @Test func exampleConfigIsCurrentAndLoadsToDefaults() throws {
         let path = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3)
             .joined(separator: "/")) + "/systemd/kiosk.conf.example"
-        let text = try #require(readFile(path), "cannot read \(path)")
+        let text = try #require(readText(path), "cannot read \(path)")
         #expect(text == ConfigSchema.standard.renderExample(),
                 "regenerate with: bubble-kiosk check-config --example > systemd/kiosk.conf.example")
         // Uncommenting every setting must give the defaults without a single message.
@@ -460,21 +457,7 @@ private func messages(_ result: ConfigResult) -> [String] {
     @Test func versionIsTheVersionFiles() throws {
         let path = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3)
             .joined(separator: "/")) + "/VERSION"
-        let text = try #require(readFile(path), "cannot read \(path)")
+        let text = try #require(readText(path), "cannot read \(path)")
         #expect(text.split(separator: "\n").first.map(String.init) == KioskVersion.current)
     }
-}
-
-/// Reads a whole file with libc, as the test target has no platform module to lean on.
-private func readFile(_ path: String) -> String? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n == 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }

@@ -103,12 +103,7 @@ enum OperatorFixtures {
         for (name, make) in OperatorFixtures.all {
             let text = make()
             if update {
-                let f = fopen(Fixture.path(name), "wb")
-                #expect(f != nil, "cannot write \(name)")
-                if let f {
-                    _ = text.utf8CString.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count - 1, f) }
-                    fclose(f)
-                }
+                #expect(tryWriteFile(Fixture.path(name), text), "cannot write \(name)")
             }
             #expect(Fixture.text(name) == text, "\(name) differs from what RecordingBuilder makes")
         }

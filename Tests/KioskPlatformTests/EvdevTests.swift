@@ -164,7 +164,8 @@ private enum Devices {
     }
 }
 
-@Suite struct EvdevHotplugTests {
+/// Tagged for timing: the retry's deadline is compared with the real clock.
+@Suite(.tags(.timing)) struct EvdevHotplugTests {
     /// A node that appears but cannot be opened yet (as before udev fixes its permissions) is
     /// tried again on the loop's deadline, not by sleeping.
     @Test func aNewNodeThatIsNotReadyIsRetriedOnADeadline() throws {

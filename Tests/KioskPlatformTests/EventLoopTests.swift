@@ -1,6 +1,7 @@
 import Glibc
 import KioskCore
 import KioskPlatform
+import KioskTestSupport
 import Testing
 
 /// The loop's named timers and signals.
@@ -54,17 +55,22 @@ import Testing
         try loop.run()
         #expect(got == [SIGUSR2])
     }
+}
 
-    /// The real loop sleeps until its timer: one wake-up for a deadline 30 ms out.
-    @Test func theMonotonicLoopSleepsUntilItsTimer() throws {
-        let loop = try EventLoop(signals: [])
-        let start = EventLoop.now()
-        var firedAt: TimeStamp?
-        let t = loop.addTimer("t") { now in firedAt = now; loop.stop() }
-        loop.arm(t, at: (start + .milliseconds(30)))
-        try loop.run()
-        let fired = try #require(firedAt)
-        #expect(fired >= (start + .milliseconds(30)))
-        #expect(loop.wakeups == 1)
+extension EventLoopTests {
+    /// A timer fires no earlier than its deadline: real time, measured.
+    @Suite(.tags(.timing)) struct Timing {
+        /// The real loop sleeps until its timer: one wake-up for a deadline 30 ms out.
+        @Test func theMonotonicLoopSleepsUntilItsTimer() throws {
+            let loop = try EventLoop(signals: [])
+            let start = EventLoop.now()
+            var firedAt: TimeStamp?
+            let t = loop.addTimer("t") { now in firedAt = now; loop.stop() }
+            loop.arm(t, at: (start + .milliseconds(30)))
+            try loop.run()
+            let fired = try #require(firedAt)
+            #expect(fired >= (start + .milliseconds(30)))
+            #expect(loop.wakeups == 1)
+        }
     }
 }

@@ -37,43 +37,34 @@ import KioskTestSupport
             return path
         }
 
-        func read(_ name: String) -> String? {
-            let fd = open(dir + "/" + name, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var out: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while case let n = buffer.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress, $0.count) }), n > 0 {
-                out += buffer[..<n]
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
+        func read(_ name: String) -> String? { readText(dir + "/" + name) }
 
         func exists(_ name: String) -> Bool { access(dir + "/" + name, F_OK) == 0 }
 
+        /// Starts the runner with hooks that never end by themselves: `idle` runs
+        /// `stubbornGroup`, `pop` writes its pid to the file `popPID` and sleeps.
+        func startHangingHooks(timeout: Duration, popPID: String) throws {
+            try script("stubborn", HookRunnerTests.stubbornGroup)
+            try script("sleeper", "echo $$ > \"$1/\(popPID)\"; exec sleep 300")
+            var settings = HookSettings()
+            settings.idle = "\(dir)/stubborn \(dir)"
+            settings.pop = "\(dir)/sleeper \(dir)"
+            settings.timeout = timeout
+            start(settings)
+        }
+
         /// Runs the loop until `done` holds (checked every 10 ms) or `seconds` pass; true when done.
         @discardableResult
-        func run(seconds: Double, until done: @escaping () -> Bool) throws -> Bool {
-            var finished = false
-            let check = loop.addRepeatingTimer("check", every: .milliseconds(10), from: loop.now) { [unowned self] _ in
+        func run(seconds: Double, until done: () -> Bool) throws -> Bool {
+            try loop.eventually(within: .seconds(seconds)) {
                 ticks += 1
-                if done() {
-                    finished = true
-                    loop.stop()
-                }
+                return done()
             }
-            let end = loop.addTimer("end") { [unowned self] _ in loop.stop() }
-            loop.arm(end, at: (loop.now + .milliseconds(seconds * 1000)))
-            try loop.run()
-            loop.arm(check, at: nil)
-            loop.arm(end, at: nil)
-            return finished
         }
 
         func lines(containing text: String) -> [String] { logs.filter { $0.contains(text) } }
     }
 
-    /// Whether process `pid` is gone (a zombie waiting for a reaper that is not us counts as gone).
     /// A hook that ignores SIGTERM and leaves a child of its own in the background; it writes
     /// both pids (`pid`, `grandchild`) into the folder it is given.
     static let stubbornGroup = """
@@ -84,25 +75,18 @@ import KioskTestSupport
         sleep 300
         """
 
+    /// Whether process `pid` is gone (a zombie waiting for a reaper that is not us counts as gone).
     /// A SIGKILL sent to a group is acted on when each process next runs: on a loaded machine
     /// that can be a moment after `kill` returned, so this looks for up to a second.
     static func isGone(_ pid: pid_t) -> Bool {
-        for _ in 0..<100 {
-            if isGoneNow(pid) { return true }
-            usleep(10_000)
-        }
-        return false
+        eventually(within: .seconds(1)) { isGoneNow(pid) }
     }
 
     static func isGoneNow(_ pid: pid_t) -> Bool {
         if kill(pid, 0) != 0 { return true }
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return true }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let n = Glibc.read(fd, &buffer, 512)
-        guard n > 0, let close = buffer[..<n].lastIndex(of: UInt8(ascii: ")")), close + 2 < n else { return true }
-        return buffer[close + 2] == UInt8(ascii: "Z")
+        guard let stat = readBytes("/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")")),
+              close + 2 < stat.count else { return true }
+        return stat[close + 2] == UInt8(ascii: "Z")
     }
 
     @Test func aHookGetsItsEventInTheEnvironmentAndOnStandardInput() throws {
@@ -153,43 +137,6 @@ import KioskTestSupport
         let pid = (h.read("pid") ?? "").split(separator: "\n").first.map(String.init)
         #expect(pid != nil && h.read("pgid")?.split(separator: "\n").first.map(String.init) == pid)
         #expect(h.lines(containing: "hook pop[").contains { $0.contains("exited with status 0 after ") && $0.hasSuffix(" s") })
-    }
-
-    /// A hook that hangs (ignoring SIGTERM, with a child of its own in the background) is
-    /// stopped at its timeout with its whole group; the loop kept its timers going meanwhile,
-    /// and `fire` itself returned at once.
-    @Test func aHungHookIsKilledWithItsGroupAtItsTimeout() throws {
-        let h = try Harness()
-        try h.script("hang", Self.stubbornGroup)
-        try h.script("sleeper", "echo $$ > \"$1/sleeper\"; exec sleep 300")
-        var settings = HookSettings()
-        settings.idle = "\(h.dir)/hang \(h.dir)"
-        settings.pop = "\(h.dir)/sleeper \(h.dir)"
-        settings.timeout = .seconds(0.4)
-        h.start(settings)
-        h.runner.killGrace = .milliseconds(300)
-        let before = EventLoop.now()
-        h.runner.fire(.idle)
-        h.runner.fire(.pop)
-        #expect((EventLoop.now() - before).inMilliseconds < 500, "fire does not wait for the hook")
-        #expect(try h.run(seconds: 2) { h.exists("grandchild") && h.exists("pid") && h.exists("sleeper") })
-        let ticksBefore = h.ticks
-        let started = EventLoop.now()
-        #expect(try h.run(seconds: 10) { h.runner.running == 0 })
-        let took = (EventLoop.now() - started).inMilliseconds
-        #expect(took < 3000, "\(took) ms")
-        // The loop went on: about one tick every 10 ms while the hooks hung.
-        // (A loaded machine wakes late; a repeating timer then fires once, not in a burst.)
-        #expect(h.ticks - ticksBefore >= max(10, Int(took / 10 / 5)), "\(h.ticks - ticksBefore) ticks in \(took) ms")
-        for name in ["grandchild", "pid", "sleeper"] {
-            let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0
-            #expect(pid > 0 && Self.isGone(pid), "\(name) \(pid) is gone")
-        }
-        #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGTERM to its process group") })
-        #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGKILL to its process group") })
-        #expect(h.lines(containing: "hook idle[").contains { $0.contains("killed by signal 9 (its timeout)") })
-        #expect(h.lines(containing: "hook pop[").contains { $0.contains("killed by signal 15 (its timeout)") })
-        #expect(h.lines(containing: "hook pop[").allSatisfy { !$0.contains("SIGKILL") }, "SIGTERM was enough")
     }
 
     /// Output is logged with the hook's name, a line at most `maximumLineBytes` long and at
@@ -347,38 +294,6 @@ import KioskTestSupport
 
 /// What the runner does with hooks when the kiosk stops, and with lines longer than the log takes.
 @Suite(.serialized) struct HookRunnerExitTests {
-    /// A hook whose whole group ignores SIGTERM used to outlive the kiosk with its children;
-    /// now stop() sends SIGTERM, then SIGKILL, within about a second.
-    @Test func hooksStillRunningAtExitAreStoppedWithTheirGroups() throws {
-        let h = try HookRunnerTests.Harness()
-        try h.script("stubborn", HookRunnerTests.stubbornGroup)
-        try h.script("polite", "echo $$ > \"$1/polite.pid\"; exec sleep 300")
-        var settings = HookSettings()
-        settings.idle = "\(h.dir)/stubborn \(h.dir)"
-        settings.pop = "\(h.dir)/polite \(h.dir)"
-        settings.timeout = .seconds(60)
-        h.start(settings)
-        h.runner.fire(.idle)
-        h.runner.fire(.pop)
-        // Each file exists as soon as its redirection opens it: wait for the whole line.
-        #expect(try h.run(seconds: 5) { ["grandchild", "pid", "polite.pid"].allSatisfy { (h.read($0) ?? "").hasSuffix("\n") } })
-        let started = EventLoop.now()
-        h.runner.stop()
-        let took = (EventLoop.now() - started).inMilliseconds
-        #expect(took < (h.runner.exitGrace + h.runner.exitKillWait).inMilliseconds + 300, "\(took) ms")
-        #expect(h.runner.running == 0)
-        for name in ["grandchild", "pid", "polite.pid"] {
-            let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0
-            #expect(pid > 0 && HookRunnerTests.isGone(pid), "\(name) \(pid) is gone")
-        }
-        #expect(h.logs.contains { $0.contains("2 hooks still running at exit") && $0.contains("SIGTERM") })
-        #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGKILL to its process group") })
-        #expect(h.lines(containing: "hook pop[").contains { $0.contains("killed by signal 15") })
-        #expect(h.lines(containing: "hook pop[").allSatisfy { !$0.contains("SIGKILL") }, "SIGTERM was enough")
-        h.runner.fire(.pop)
-        #expect(h.runner.running == 0, "no hook starts after stop()")
-    }
-
     /// A line is escaped first and then cut, so the log line is what `echoed` makes of the
     /// whole line (before, 300 raw bytes were kept and then escaped, which made it longer).
     @Test func aLongLineIsCutAfterEscaping() throws {
@@ -394,5 +309,72 @@ import KioskTestSupport
         #expect(output.count == 2)
         #expect(output.first?.hasSuffix("]: " + echoed(controls, limit: HookRunner.maximumLineBytes)) == true, "\(output)")
         #expect(output.last?.hasSuffix("]: " + echoed(accents, limit: HookRunner.maximumLineBytes)) == true, "\(output)")
+    }
+}
+
+extension HookRunnerTests {
+    /// Hooks killed and the exit made within bounds of real time, measured.
+    @Suite(.tags(.timing)) struct Timing {
+        /// A hook that hangs (ignoring SIGTERM, with a child of its own in the background) is
+        /// stopped at its timeout with its whole group; the loop kept its timers going meanwhile,
+        /// and `fire` itself returned at once.
+        @Test func aHungHookIsKilledWithItsGroupAtItsTimeout() throws {
+            let h = try Harness()
+            try h.startHangingHooks(timeout: .seconds(0.4), popPID: "sleeper")
+            h.runner.killGrace = .milliseconds(300)
+            let before = EventLoop.now()
+            h.runner.fire(.idle)
+            h.runner.fire(.pop)
+            #expect((EventLoop.now() - before).inMilliseconds < 500, "fire does not wait for the hook")
+            #expect(try h.run(seconds: 2) { h.exists("grandchild") && h.exists("pid") && h.exists("sleeper") })
+            let ticksBefore = h.ticks
+            let started = EventLoop.now()
+            #expect(try h.run(seconds: 10) { h.runner.running == 0 })
+            let took = (EventLoop.now() - started).inMilliseconds
+            #expect(took < 3000, "\(took) ms")
+            // The loop went on: about one tick every 10 ms while the hooks hung.
+            // (A loaded machine wakes late; a repeating timer then fires once, not in a burst.)
+            #expect(h.ticks - ticksBefore >= max(10, Int(took / 10 / 5)), "\(h.ticks - ticksBefore) ticks in \(took) ms")
+            for name in ["grandchild", "pid", "sleeper"] {
+                let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0
+                #expect(pid > 0 && isGone(pid), "\(name) \(pid) is gone")
+            }
+            #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGTERM to its process group") })
+            #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGKILL to its process group") })
+            #expect(h.lines(containing: "hook idle[").contains { $0.contains("killed by signal 9 (its timeout)") })
+            #expect(h.lines(containing: "hook pop[").contains { $0.contains("killed by signal 15 (its timeout)") })
+            #expect(h.lines(containing: "hook pop[").allSatisfy { !$0.contains("SIGKILL") }, "SIGTERM was enough")
+        }
+    }
+}
+
+extension HookRunnerExitTests {
+    /// The exit made within a bound of real time, measured.
+    @Suite(.tags(.timing)) struct Timing {
+        /// A hook whose whole group ignores SIGTERM used to outlive the kiosk with its children;
+        /// now stop() sends SIGTERM, then SIGKILL, within about a second.
+        @Test func hooksStillRunningAtExitAreStoppedWithTheirGroups() throws {
+            let h = try HookRunnerTests.Harness()
+            try h.startHangingHooks(timeout: .seconds(60), popPID: "polite.pid")
+            h.runner.fire(.idle)
+            h.runner.fire(.pop)
+            // Each file exists as soon as its redirection opens it: wait for the whole line.
+            #expect(try h.run(seconds: 5) { ["grandchild", "pid", "polite.pid"].allSatisfy { (h.read($0) ?? "").hasSuffix("\n") } })
+            let started = EventLoop.now()
+            h.runner.stop()
+            let took = (EventLoop.now() - started).inMilliseconds
+            #expect(took < (h.runner.exitGrace + h.runner.exitKillWait).inMilliseconds + 300, "\(took) ms")
+            #expect(h.runner.running == 0)
+            for name in ["grandchild", "pid", "polite.pid"] {
+                let pid = pid_t(String((h.read(name) ?? "").prefix { $0 != "\n" })) ?? 0
+                #expect(pid > 0 && HookRunnerTests.isGone(pid), "\(name) \(pid) is gone")
+            }
+            #expect(h.logs.contains { $0.contains("2 hooks still running at exit") && $0.contains("SIGTERM") })
+            #expect(h.lines(containing: "hook idle[").contains { $0.contains("SIGKILL to its process group") })
+            #expect(h.lines(containing: "hook pop[").contains { $0.contains("killed by signal 15") })
+            #expect(h.lines(containing: "hook pop[").allSatisfy { !$0.contains("SIGKILL") }, "SIGTERM was enough")
+            h.runner.fire(.pop)
+            #expect(h.runner.running == 0, "no hook starts after stop()")
+        }
     }
 }

@@ -43,21 +43,11 @@ import Testing
     /// Runs `loop` until `done` holds (checked every 20 ms) or `seconds` pass; true when done.
     @discardableResult
     static func run(_ loop: EventLoop, seconds: Double, every tick: (() -> Void)? = nil,
-                    until done: @escaping () -> Bool) throws -> Bool {
-        var finished = false
-        let check = loop.addRepeatingTimer("check", every: .milliseconds(20), from: loop.now) { _ in
+                    until done: () -> Bool) throws -> Bool {
+        try loop.eventually(within: .seconds(seconds), every: .milliseconds(20)) {
             tick?()
-            if done() {
-                finished = true
-                loop.stop()
-            }
+            return done()
         }
-        let end = loop.addTimer("end") { _ in loop.stop() }
-        loop.arm(end, at: (loop.now + .milliseconds(seconds * 1000)))
-        try loop.run()
-        loop.arm(check, at: nil)
-        loop.arm(end, at: nil)
-        return finished
     }
 
     /// Publishes `probe` on `topic` every 100 ms until `subscriber` receives it: its
@@ -117,20 +107,6 @@ import Testing
         #expect(try Self.settle(loop, publisher: sender, subscriber: kiosk, topic: "test/cmd"))
         sender.connection.stop(farewell: nil)
         kiosk.connection.stop(farewell: nil)
-    }
-
-    @Test func aPortWithNothingIsLostWithAReasonAndRetried() throws {
-        let port = try MosquittoBroker.freePort()
-        let loop = try EventLoop(signals: [])
-        let kiosk = try Client(Self.endpoint(port: port, id: "kiosk"), loop: loop)
-        // Retries after at most 1 s, then 2 s: three attempts within 3.5 s.
-        #expect(try Self.run(loop, seconds: 4) { kiosk.losses.count >= 3 }, "notices: \(kiosk.notices)")
-        #expect(kiosk.connects == 0 && !kiosk.connection.isConnected)
-        #expect(kiosk.losses.allSatisfy { $0 == "connection refused" }, "\(kiosk.losses)")
-        let before = EventLoop.now()
-        kiosk.connection.stop(farewell: Self.message("test/bye", "offline"))
-        // The worker sleeps out its backoff: stop wakes it at once.
-        #expect((EventLoop.now() - before).inMilliseconds < 500)
     }
 
     @Test func aRefusingBrokerSaysWhyAndIsRetried() throws {
@@ -224,12 +200,15 @@ import Testing
         #expect(try Self.run(loop, seconds: 5) { kiosk.connects == 1 && sender.connects == 1 })
         #expect(try Self.settle(loop, publisher: sender, subscriber: kiosk, topic: "test/probe"))
         // The loop does not run meanwhile: nothing takes the kiosk's messages out of the mailbox.
+        // A full outgoing queue refuses a publish: the sender backs off a millisecond and tries again.
         var sent = 0
         for _ in 0..<20_000 where sent < 600 {
-            if sender.connection.publish(Self.message("test/flood", "\(sent)")) { sent += 1 } else { usleep(1000) }
+            if sender.connection.publish(Self.message("test/flood", "\(sent)")) { sent += 1 } else { pause(for: .milliseconds(1)) }
         }
         #expect(sent == 600)
-        usleep(500_000)
+        // Half a second for the broker to hand the flood over. Only the loop, which must not run
+        // yet, would show what reached the mailbox: nothing else says when the last one came.
+        pause(for: .milliseconds(500))
         try Self.run(loop, seconds: 0.2) { false }
         let flood = kiosk.received("test/flood")
         #expect(flood.count <= 256 && flood.count >= 200, "\(flood.count) delivered")
@@ -239,24 +218,6 @@ import Testing
         #expect(try Self.settle(loop, publisher: sender, subscriber: kiosk, topic: "test/after"))
         sender.connection.stop(farewell: nil)
         kiosk.connection.stop(farewell: nil)
-    }
-
-    @Test func stopDoesNotHangOnAConnectThatNeverAnswers() throws {
-        // A loopback listener whose accept queue is full: the kernel drops further SYNs, so
-        // the worker's connect blocks as it would on a black-holed address.
-        var hole: FullListener? = try FullListener()
-        let loop = try EventLoop(signals: [])
-        var kiosk: Client? = try Client(Self.endpoint(port: hole!.port, id: "kiosk"), loop: loop)
-        try Self.run(loop, seconds: 0.5) { false }
-        #expect(kiosk!.notices.isEmpty, "the connect was expected to hang: \(kiosk!.notices)")
-        let before = EventLoop.now()
-        kiosk!.connection.stop(farewell: Self.message("test/bye", "offline"))
-        let took = (EventLoop.now() - before).inMilliseconds
-        #expect(took < 3000, "stop took \(took) ms")
-        // Closing the listener refuses the connect's next SYN: the worker left behind ends then
-        // and frees the client itself.
-        kiosk = nil
-        hole = nil
     }
 
     /// A loopback listener (backlog 0) with its accept queue filled by connections never accepted.
@@ -316,5 +277,42 @@ import Testing
         endpoint.keyFile = "/etc/hostname"
         // Readable files are accepted (their contents are OpenSSL's to judge, at connect).
         _ = try MQTTConnection(endpoint: endpoint)
+    }
+}
+
+extension MQTTConnectionTests {
+    /// Retries and stops within bounds of real time, measured.
+    @Suite(.tags(.timing)) struct Timing {
+        @Test func aPortWithNothingIsLostWithAReasonAndRetried() throws {
+            let port = try MosquittoBroker.freePort()
+            let loop = try EventLoop(signals: [])
+            let kiosk = try Client(endpoint(port: port, id: "kiosk"), loop: loop)
+            // Retries after at most 1 s, then 2 s: three attempts within 3.5 s.
+            #expect(try run(loop, seconds: 4) { kiosk.losses.count >= 3 }, "notices: \(kiosk.notices)")
+            #expect(kiosk.connects == 0 && !kiosk.connection.isConnected)
+            #expect(kiosk.losses.allSatisfy { $0 == "connection refused" }, "\(kiosk.losses)")
+            let before = EventLoop.now()
+            kiosk.connection.stop(farewell: message("test/bye", "offline"))
+            // The worker sleeps out its backoff: stop wakes it at once.
+            #expect((EventLoop.now() - before).inMilliseconds < 500)
+        }
+
+        @Test func stopDoesNotHangOnAConnectThatNeverAnswers() throws {
+            // A loopback listener whose accept queue is full: the kernel drops further SYNs, so
+            // the worker's connect blocks as it would on a black-holed address.
+            var hole: FullListener? = try FullListener()
+            let loop = try EventLoop(signals: [])
+            var kiosk: Client? = try Client(endpoint(port: hole!.port, id: "kiosk"), loop: loop)
+            try run(loop, seconds: 0.5) { false }
+            #expect(kiosk!.notices.isEmpty, "the connect was expected to hang: \(kiosk!.notices)")
+            let before = EventLoop.now()
+            kiosk!.connection.stop(farewell: message("test/bye", "offline"))
+            let took = (EventLoop.now() - before).inMilliseconds
+            #expect(took < 3000, "stop took \(took) ms")
+            // Closing the listener refuses the connect's next SYN: the worker left behind ends then
+            // and frees the client itself.
+            kiosk = nil
+            hole = nil
+        }
     }
 }

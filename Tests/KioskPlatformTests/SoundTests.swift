@@ -9,8 +9,21 @@ import KioskTestSupport
 /// Decoding with libsndfile, the ALSA stream and the sound thread, played live through
 /// alsa-lib's `file` plugin (it writes the raw stream to a file; no sound card needed).
 @Suite(.serialized) struct SoundTests {
-    static func read(_ path: String) -> [UInt8] {
-        (try? FileSystem.readBytes(path, limit: 1 << 26)) ?? []
+    /// A player on alsa-lib's `file` plugin, which writes the stream to `name` in a fresh folder
+    /// (with no sound files installed in it); the player and the stream's path.
+    static func playerWritingFile(_ name: String, volume: Double,
+                                  log: Logger = .discard) throws -> (player: SoundPlayer, raw: String) {
+        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
+        var settings = SoundSettings()
+        settings.device = "file:FILE=\(dir)/\(name)"
+        settings.volume = volume
+        return (try SoundPlayer(settings: settings, installed: dir, log: log), "\(dir)/\(name)")
+    }
+
+    /// The 16-bit little-endian samples in the stream the `file` plugin wrote to `path`.
+    static func samples(_ path: String) -> [Int16] {
+        let bytes = readBytes(path) ?? []
+        return stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
     }
 
     /// A sine of `seconds` at `rate` with `channels`, written by libsndfile in `format`.
@@ -29,15 +42,6 @@ import KioskTestSupport
         _ = data.withUnsafeBufferPointer { sf_writef_float(f, $0.baseAddress, sf_count_t(frames)) }
         sf_close(f)
         return true
-    }
-
-    static func waitFor(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let end = (EventLoop.now() + .milliseconds(seconds * 1000))
-        while EventLoop.now() < end {
-            if condition() { return true }
-            usleep(2000)
-        }
-        return condition()
     }
 
     @Test(arguments: [
@@ -125,69 +129,22 @@ import KioskTestSupport
             try out.write(ramp)
             out.drain()
         }
-        let bytes = Self.read(raw)
+        let bytes = readBytes(raw) ?? []
         #expect(bytes.count == 3 * 240 * 4)
         let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
         #expect(samples == (0..<(3 * 240 * 2)).map { Int16($0) })
     }
 
-    @Test func aMissingDeviceIsRefusedWithoutWaiting() {
-        let start = EventLoop.now()
-        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "no_such_device_here", log: .discard) }
-        #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "hw:7,0", log: .discard) }
-        #expect((EventLoop.now() - start).inMilliseconds < 2000)
-    }
-
-
-    @Test func thePlayerMixesOnItsThreadIntoTheALSAStream() throws {
-        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
-        let raw = "\(dir)/live.raw"
-        var settings = SoundSettings()
-        settings.device = "file:FILE=\(raw)"
-        settings.volume = 0.5
-        let log = LogLines()
-        let player = try SoundPlayer(settings: settings, installed: dir, log: Logger { log.add($1) })
-        #expect(Self.waitFor { player.stats.configured == 1 })
-        #expect(player.stats.deviceOpen)
-        player.play(.pop)
-        // The stream runs while the pop plays, then a second of silence, then stops.
-        #expect(Self.waitFor { player.stats.stops == 1 })
-        player.stop()
-        let stats = player.stats
-        #expect(stats.starts.count == 1)
-        #expect(stats.starts.first?.effect == .pop)
-        #expect((stats.starts.first?.eventToWriteMS ?? 99) < 20)
-        #expect(stats.problems.isEmpty && log.all.isEmpty)
-
-        let bytes = Self.read(raw)
-        let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
-        var mixer = AudioMixer(volume: 0.5)
-        let pop = SoundSynth.clip(for: .pop)
-        mixer.start(pop)
-        var expected: [Int16] = []
-        mixer.render(frames: pop.frameCount, into: &expected)
-        // The pop starts with the stream, sample for sample, then silence to the stop.
-        #expect(samples.count >= 48_000 * 2)
-        #expect(Array(samples.prefix(expected.count)) == expected)
-        #expect(samples.dropFirst(expected.count).allSatisfy { $0 == 0 })
-    }
-
     @Test func overlappingSoundsAllReachTheStream() throws {
-        let dir = makeTemporaryDirectory("bubble-kiosk-sound")
-        let raw = "\(dir)/overlap.raw"
-        var settings = SoundSettings()
-        settings.device = "file:FILE=\(raw)"
-        settings.volume = 1
-        let player = try SoundPlayer(settings: settings, installed: dir, log: .discard)
-        #expect(Self.waitFor { player.stats.configured == 1 })
+        let (player, raw) = try Self.playerWritingFile("overlap.raw", volume: 1)
+        #expect(eventually(within: .seconds(10)) { player.stats.configured == 1 })
         for _ in 0..<5 { player.play(.pop) }
         player.play(.roundOver)
         // However the six land in periods (one stream or two), all start and the stream stops.
-        #expect(Self.waitFor { player.stats.starts.count == 6 && !player.stats.streaming && player.stats.stops >= 1 })
+        #expect(eventually(within: .seconds(10)) { player.stats.starts.count == 6 && !player.stats.streaming && player.stats.stops >= 1 })
         player.stop()
         #expect(player.stats.starts.map(\.effect) == [.pop, .pop, .pop, .pop, .pop, .roundOver])
-        let bytes = Self.read(raw)
-        let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        let samples = Self.samples(raw)
         // The longest sound is all in the stream, and so is the second of silence after it.
         let roundOver = SoundSynth.clip(for: .roundOver)
         #expect(samples.count / 2 >= roundOver.frameCount + 48_000 - 2 * 240)
@@ -202,10 +159,10 @@ import KioskTestSupport
         settings.pop = "/nonexistent/pop.wav"
         let log = LogLines()
         let player = try SoundPlayer(settings: settings, installed: "/nonexistent", log: Logger { log.add($1) })
-        #expect(Self.waitFor { player.stats.configured == 1 })
+        #expect(eventually(within: .seconds(10)) { player.stats.configured == 1 })
         for _ in 0..<20 { player.play(.pop); player.play(.swipe) }
         player.reload(settings)
-        #expect(Self.waitFor { player.stats.configured == 2 })
+        #expect(eventually(within: .seconds(10)) { player.stats.configured == 2 })
         player.stop()
         #expect(log.all == [
             "sounds.pop: /nonexistent/pop.wav: No such file or directory; that sound stays silent",
@@ -220,7 +177,7 @@ import KioskTestSupport
         settings.device = "no_such_device_here"
         let log = LogLines()
         let player = try SoundPlayer(settings: settings, log: Logger { log.add($1) })
-        #expect(Self.waitFor { player.stats.configured == 1 })
+        #expect(eventually(within: .seconds(10)) { player.stats.configured == 1 })
         player.play(.pop)
         player.stop()
         #expect(log.all.isEmpty && !player.stats.deviceOpen && player.stats.starts.isEmpty)
@@ -231,19 +188,58 @@ import KioskTestSupport
         var settings = SoundSettings()
         settings.device = "file:FILE=\(dir)/a.raw"
         let player = try SoundPlayer(settings: settings, installed: dir, log: .discard)
-        #expect(Self.waitFor { player.stats.configured == 1 })
+        #expect(eventually(within: .seconds(10)) { player.stats.configured == 1 })
         settings.device = "file:FILE=\(dir)/b.raw"
         settings.volume = 0
         settings.pop = "none"
         player.reload(settings)
-        #expect(Self.waitFor { player.stats.configured == 2 })
+        #expect(eventually(within: .seconds(10)) { player.stats.configured == 2 })
         player.play(.pop)      // now silent: no file
         player.play(.swipe)    // volume 0
-        #expect(Self.waitFor { player.stats.stops == 1 })
+        #expect(eventually(within: .seconds(10)) { player.stats.stops == 1 })
         player.stop()
-        #expect(Self.read("\(dir)/a.raw").isEmpty)
-        let b = Self.read("\(dir)/b.raw")
+        #expect((readBytes("\(dir)/a.raw") ?? []).isEmpty)
+        let b = readBytes("\(dir)/b.raw") ?? []
         #expect(b.count >= 48_000 * 4 && b.allSatisfy { $0 == 0 })
         #expect(player.stats.starts.map(\.effect) == [.swipe])
+    }
+}
+
+extension SoundTests {
+    /// A refusal within a bound of real time, and a latency the player measured.
+    @Suite(.tags(.timing)) struct Timing {
+        @Test func aMissingDeviceIsRefusedWithoutWaiting() {
+            let start = EventLoop.now()
+            #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "no_such_device_here", log: .discard) }
+            #expect(throws: SoundDeviceError.self) { _ = try ALSAOutput(device: "hw:7,0", log: .discard) }
+            #expect((EventLoop.now() - start).inMilliseconds < 2000)
+        }
+
+        @Test func thePlayerMixesOnItsThreadIntoTheALSAStream() throws {
+            let log = LogLines()
+            let (player, raw) = try playerWritingFile("live.raw", volume: 0.5, log: Logger { log.add($1) })
+            #expect(eventually(within: .seconds(10)) { player.stats.configured == 1 })
+            #expect(player.stats.deviceOpen)
+            player.play(.pop)
+            // The stream runs while the pop plays, then a second of silence, then stops.
+            #expect(eventually(within: .seconds(10)) { player.stats.stops == 1 })
+            player.stop()
+            let stats = player.stats
+            #expect(stats.starts.count == 1)
+            #expect(stats.starts.first?.effect == .pop)
+            #expect((stats.starts.first?.eventToWriteMS ?? 99) < 20)
+            #expect(stats.problems.isEmpty && log.all.isEmpty)
+
+            let samples = SoundTests.samples(raw)
+            var mixer = AudioMixer(volume: 0.5)
+            let pop = SoundSynth.clip(for: .pop)
+            mixer.start(pop)
+            var expected: [Int16] = []
+            mixer.render(frames: pop.frameCount, into: &expected)
+            // The pop starts with the stream, sample for sample, then silence to the stop.
+            #expect(samples.count >= 48_000 * 2)
+            #expect(Array(samples.prefix(expected.count)) == expected)
+            #expect(samples.dropFirst(expected.count).allSatisfy { $0 == 0 })
+        }
     }
 }

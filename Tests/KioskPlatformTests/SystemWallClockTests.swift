@@ -1,10 +1,12 @@
 import Glibc
 import KioskCore
 import KioskPlatform
+import KioskTestSupport
 import Testing
 
 /// The machine's local time seen from the monotonic clock, as the sleep schedule uses it.
-@Suite struct SystemWallClockTests {
+/// Tagged for timing: two readings of the real clock are to agree within a second.
+@Suite(.tags(.timing)) struct SystemWallClockTests {
     /// The time of day agrees with localtime_r, and `next` lands on the minute asked for,
     /// within a day, in the future.
     @Test func timeOfDayAndTheNextMinuteAgreeWithTheCLibrary() {

@@ -159,10 +159,7 @@ final class RecordingFleetLink: FleetLink {
     /// The PNG is made on a thread of its own and published when the loop hears it is done.
     @Test func theScreenshotIsRetainedPNG() throws {
         command("screenshot/set", "PRESS")
-        for _ in 0..<200 where link.on(prefix + "/screenshot").isEmpty {
-            usleep(10_000)
-            h.advance(ms: 10)
-        }
+        _ = h.eventually(within: .seconds(2)) { !link.on(prefix + "/screenshot").isEmpty }
         let shots = link.published.filter { $0.topic == prefix + "/screenshot" }
         #expect(shots.count == 1)
         let shot = try #require(shots.first)

@@ -103,21 +103,10 @@ import KioskTestSupport
         try h.run(ms: 50)
         h.startRound()
         let (id, taps) = try h.popATapBubble()
-        func read(_ name: String) -> String? {
-            let fd = open(dir + "/" + name, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil
-        }
+        // What a hook wrote; nil until it wrote something (its redirection makes the file first).
+        func read(_ name: String) -> String? { readText(dir + "/" + name).flatMap { $0.isEmpty ? nil : $0 } }
         // Real processes, virtual time: let the loop look after them for up to 5 real seconds.
-        var waited = 0
-        while (hooks.running > 0 || read("pop.env") == nil) && waited < 500 {
-            usleep(10_000)
-            h.advance(ms: 10)
-            waited += 1
-        }
+        _ = h.eventually(within: .seconds(5)) { hooks.running == 0 && read("pop.env") != nil }
         #expect(hooks.running == 0)
         let pop = (read("pop.env") ?? "").split(separator: "\n").map(String.init)
         #expect(pop.contains("BUBBLE_EVENT=pop"))

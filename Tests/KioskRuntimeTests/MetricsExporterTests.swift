@@ -159,16 +159,6 @@ extension MetricsExporterTests {
 }
 
 extension MetricsExporterTests {
-    /// Runs the loop (virtual time, real waits) until `done`, at most 10 s of real time.
-    func until(_ h: RuntimeHarness, _ done: () -> Bool) -> Bool {
-        for _ in 0..<1000 {
-            if done() { return true }
-            usleep(10_000)
-            h.advance(ms: 10)
-        }
-        return done()
-    }
-
     /// The kiosk's own mode: a writer thread does the file work, the loop hears back through a
     /// mailbox, and the exit waits for the final write.
     @Test func theWriterThreadWritesAndTheExitWaitsForTheLastWrite() throws {
@@ -179,11 +169,11 @@ extension MetricsExporterTests {
         let exporter = MetricsExporter()
         h.runtime.attach(exporter)
         try h.run(ms: 10)
-        #expect(until(h) { exporter.writes >= 1 })
+        #expect(h.eventually(within: .seconds(10)) { exporter.writes >= 1 })
         #expect(Self.value(try FileSystem.readText(path), "bubble_kiosk_start_time_seconds") == "5")
         h.startRound()
         _ = try h.popATapBubble()
-        #expect(until(h) { exporter.writes >= 2 })
+        #expect(h.eventually(within: .seconds(10)) { exporter.writes >= 2 })
         let before = exporter.writes
         h.runtime.finish()
         #expect(exporter.writes > before)
@@ -198,9 +188,9 @@ extension MetricsExporterTests {
         let h = try RuntimeHarness(settings: Self.settings(textfile: path, intervalS: 1))
         h.runtime.attach(MetricsExporter())
         try h.run(ms: 10)
-        #expect(until(h) { h.logLines.contains { $0.hasPrefix("metrics: cannot write \(path): ") } })
+        #expect(h.eventually(within: .seconds(10)) { h.logLines.contains { $0.hasPrefix("metrics: cannot write \(path): ") } })
         h.advance(ms: 5000)
-        #expect(until(h) { h.loop.armedTimers.contains { $0.name == "metrics" } })
+        #expect(h.eventually(within: .seconds(10)) { h.loop.armedTimers.contains { $0.name == "metrics" } })
         #expect(h.logLines.filter { $0.contains("metrics: cannot write") }.count == 1, "\(h.logLines)")
         h.runtime.finish()
         #expect(h.logLines.filter { $0.contains("metrics: cannot write") }.count == 1, "\(h.logLines)")

@@ -55,6 +55,17 @@ final class RuntimeHarness {
     /// A tap at `p` (down, then up 50 ms later), each frame handled as it arrives.
     func tap(_ p: Vector2, slot: Int = 0, id: Int = 1) { kiosk.tap(p, slot: slot, id: id) }
 
+    /// Waits for work done off the loop (a writer thread, a hook's process) until `condition`
+    /// holds, at most `limit` of real time: after each `every` of real time the loop runs on
+    /// for `advancing` of virtual time and picks up what came back.
+    func eventually(within limit: Duration, every interval: Duration = .milliseconds(10),
+                    advancing step: Duration = .milliseconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
+        try KioskTestSupport.eventually(within: limit, every: interval, waiting: { span in
+            pause(for: span)
+            kiosk.advance(by: step)
+        }, condition)
+    }
+
     /// Taps Start and waits for the round's first frame.
     func startRound() {
         tap(runtime.session.game.button.center)

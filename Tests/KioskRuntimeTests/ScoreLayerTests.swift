@@ -49,10 +49,7 @@ import KioskTestSupport
 
     /// Lets the writer thread answer: real time passes, the loop picks the answers up.
     static func waitForAnswers(_ h: RuntimeHarness, _ keeper: ScoreKeeper, recorded count: Int) {
-        for _ in 0..<200 where keeper.recorded.count < count {
-            usleep(10_000)
-            h.advance(ms: 1)
-        }
+        _ = h.eventually(within: .seconds(2), advancing: .milliseconds(1)) { keeper.recorded.count >= count }
     }
 
     @Test func playedRoundsReachTheStoreAndTheScreens() throws {
@@ -123,13 +120,7 @@ import KioskTestSupport
     }
 
     @Test func aStoreThatCannotBeWrittenIsReportedOnceAndTheGameGoesOn() throws {
-        let dir: String
-        if getuid() == 0 {
-            dir = "/proc/self"
-        } else {
-            dir = makeTemporaryDirectory("bubble-kiosk-runtime-scores")
-            chmod(dir, 0o555)
-        }
+        let dir = makeUnwritableDirectory("bubble-kiosk-runtime-scores")
         let h = try RuntimeHarness()
         let keeper = ScoreKeeper(directory: dir)
         h.runtime.attach(keeper)
@@ -140,8 +131,8 @@ import KioskTestSupport
             _ = try h.popATapBubble()
             h.advance(ms: 46_000)
         }
-        usleep(100_000)
-        h.advance(ms: 10)
+        // The writer's answer (its one report) reaches the loop before the exit.
+        _ = h.eventually(within: .seconds(1)) { h.logLines.contains { $0.contains("cannot save") } }
         h.runtime.finish()
         let lines = h.logLines.filter { $0.contains("cannot save") }
         #expect(lines.count == 1, "\(h.logLines)")

@@ -9,15 +9,6 @@ import KioskTestSupport
 /// A fresh folder under /tmp for one test.
 func temporaryDirectory() -> String { makeTemporaryDirectory("bubble-kiosk-scores") }
 
-/// A folder nothing can be written in. Root writes anywhere it has mode bits for: /proc/self
-/// takes no files even for root.
-func unwritableDirectory() -> String {
-    if getuid() == 0 { return "/proc/self" }
-    let dir = temporaryDirectory()
-    chmod(dir, 0o555)
-    return dir
-}
-
 /// The log lines among a score writer's results.
 func logLines(_ results: [ScoreResult]) -> [String] {
     results.compactMap { if case .log(_, let l) = $0 { l } else { nil } }
@@ -177,7 +168,7 @@ func localTime(_ ms: Int64? = nil) -> LocalTime {
     }
 
     @Test func aFolderThatCannotBeWrittenIsReported() throws {
-        let dir = unwritableDirectory()
+        let dir = makeUnwritableDirectory("bubble-kiosk-scores")
         #expect(throws: ScoreStoreError.self) { try ScoreStore(directory: dir) }
         // A folder that cannot even be made.
         let file = temporaryDirectory() + "/plain"
@@ -233,12 +224,12 @@ func localTime(_ ms: Int64? = nil) -> LocalTime {
 }
 
 @Suite struct ScoreWriterTests {
-    /// Waits (really) for results until `done` says enough, at most 10 s.
+    /// Waits (really) for results until `done` says enough, at most 10 s: the wait is on the
+    /// writer's mailbox, so it ends as soon as an answer comes.
     static func collect(_ writer: ScoreWriter, until done: ([ScoreResult]) -> Bool) -> [ScoreResult] {
         var all: [ScoreResult] = []
-        for _ in 0..<100 where !done(all) {
-            all += writer.results.wait(timeoutMS: 100)
-        }
+        _ = eventually(within: .seconds(10), every: .milliseconds(100),
+                       waiting: { all += writer.results.wait(timeoutMS: Int32($0 / .milliseconds(1))) }) { done(all) }
         return all
     }
 
@@ -258,7 +249,7 @@ func localTime(_ ms: Int64? = nil) -> LocalTime {
     }
 
     @Test func aFolderThatCannotBeWrittenIsReportedOnceAndRoundsAreDropped() throws {
-        let dir = unwritableDirectory()
+        let dir = makeUnwritableDirectory("bubble-kiosk-scores")
         let writer = try ScoreWriter(directory: dir, start: localTime())
         for i in 0..<5 { writer.post(.record(record(i), roundStart: .zero, tableSize: 10, rows: 3, at: localTime())) }
         writer.post(.refresh(rows: 3, at: localTime()))

@@ -219,7 +219,8 @@ private func walDatabase(_ path: String, rounds: Int, score: Int64) throws -> SQ
     }
 }
 
-@Suite struct WriterStopTests {
+/// Tagged for timing: the stop is to return within a bound of real time.
+@Suite(.tags(.timing)) struct WriterStopTests {
     /// With another process holding the write lock, each queued round waited the 5 s busy
     /// timeout at exit and the stop joined without a limit.
     @Test func theStopIsBoundedWhileTheDatabaseIsLocked() throws {

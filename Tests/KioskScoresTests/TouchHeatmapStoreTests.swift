@@ -90,7 +90,7 @@ import Testing
 
     /// A folder that cannot be written: one line, the batches are dropped, nothing crashes.
     @Test func anUnwritableFolderIsOneLine() throws {
-        let dir = unwritableDirectory()
+        let dir = makeUnwritableDirectory("bubble-kiosk-scores")
         let writer = try ScoreWriter(directory: dir, start: Self.noon(0))
         for _ in 0..<4 { writer.post(.touches(Self.batch([(0, 0, 1)]), day: Self.noon(0).day)) }
         writer.stop()

@@ -84,15 +84,16 @@ public final class MosquittoBroker {
             throw Failure(description: "posix_spawn \(Self.path): \(String(cString: strerror(status)))")
         }
         pid = child
-        for _ in 0..<250 {
-            if Self.accepts(port: port) { return }
+        let listening = try eventually(within: .seconds(5), every: .milliseconds(20)) {
+            if Self.accepts(port: port) { return true }
             var exit: Int32 = 0
             if waitpid(child, &exit, WNOHANG) == child {
                 pid = 0
                 throw Failure(description: "mosquitto exited at once (status \(exit)); its log: \(logPath)")
             }
-            usleep(20_000)
+            return false
         }
+        if listening { return }
         throw Failure(description: "mosquitto did not listen on 127.0.0.1:\(port) within 5 s; its log: \(logPath)")
     }
 

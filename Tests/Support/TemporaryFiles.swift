@@ -14,18 +14,58 @@ public func removeTree(_ path: String) {
     _ = system("rm -rf '\(path)'")
 }
 
+/// A folder nothing can be written in. Root writes anywhere the mode bits do not stop it, so
+/// for root it is /proc/self, which takes no files; for others a fresh folder made read-only.
+public func makeUnwritableDirectory(_ prefix: String = "bubble-kiosk") -> String {
+    if getuid() == 0 { return "/proc/self" }
+    let dir = makeTemporaryDirectory(prefix)
+    chmod(dir, 0o555)
+    return dir
+}
+
+/// The whole file at `path`; nil when it cannot be opened or read.
+public func readBytes(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { return nil }
+        if n == 0 { return bytes }
+        bytes += chunk[..<n]
+    }
+}
+
+/// The whole file at `path` as UTF-8 text; nil when it cannot be opened or read.
+public func readText(_ path: String) -> String? {
+    readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+}
+
 /// Writes `bytes` to `path` (created or truncated, with `mode`); traps when it cannot.
 public func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-    precondition(fd >= 0, "open \(path): errno \(errno)")
-    defer { close(fd) }
-    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    precondition(written == bytes.count, "write \(path): errno \(errno)")
+    if let failure = writeFailure(path, bytes, mode: mode) { preconditionFailure(failure) }
 }
 
 /// Writes `text` to `path` as UTF-8.
 public func writeFile(_ path: String, _ text: String, mode: mode_t = 0o644) {
     writeFile(path, Array(text.utf8), mode: mode)
+}
+
+/// Writes `text` to `path` as UTF-8; false when it cannot (for a test to report, not trap).
+public func tryWriteFile(_ path: String, _ text: String, mode: mode_t = 0o644) -> Bool {
+    writeFailure(path, Array(text.utf8), mode: mode) == nil
+}
+
+/// Writes the file; the failed call with its errno, or nil when it worked.
+private func writeFailure(_ path: String, _ bytes: [UInt8], mode: mode_t) -> String? {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    guard fd >= 0 else { return "open \(path): errno \(errno)" }
+    defer { close(fd) }
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    return written == bytes.count ? nil : "write \(path): errno \(errno)"
 }
 
 /// A fresh folder under /tmp, removed with its files when the value goes away.
