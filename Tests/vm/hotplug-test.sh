@@ -70,6 +70,18 @@ status() {
 # now RUN NAME: the latest status line as it is (no wait), said right before a screendump NAME so
 # the host knows what the picture should be (a round with its HUD band, or the start screen).
 now() { say NOW "$2 $(grep -E '^t=' "/tmp/$1.log" | tail -n1)"; }
+# snap RUN NAME [--head N]: a screendump between two status lines, the last one before it (NOW
+# NAME) and the first one after it (NOW NAME-after): the screen a dump shows was on screen at
+# one or the other, since the status line is up to a second old and a round may end between.
+snap() {
+    local run=$1 name=$2 n
+    shift 2
+    now "$run" "$name"
+    n=$(count "/tmp/$run.log" '^t=')
+    vm-screendump "$@" "$name"
+    wait_more "/tmp/$run.log" '^t=' "$n" 5
+    now "$run" "$name-after"
+}
 # drawn FILE: status lines with frames drawn and nothing in the way (no display_state=...).
 drawn() { grep -E '^t=[0-9]+s frames=[1-9]' "$1" 2>/dev/null | grep -cv 'display_state=' || true; }
 # wait_drawn FILE N SECONDS: until there are more than N drawn lines.
@@ -147,8 +159,7 @@ part_a() {
     screen_on a-on
     back a a-back || return 1
     sleep 1
-    now a a-back
-    vm-screendump a-back
+    snap a a-back
     alive a-back
     status a a-back
 }
@@ -169,8 +180,7 @@ part_b() {
     screen_on b-on
     back a b-back || return 1
     sleep 1
-    now a b-back
-    vm-screendump b-back
+    snap a b-back
     alive b-back
     status a b-back
 }
@@ -191,8 +201,7 @@ part_c() {
     step c taps
     evemu-play "$dev_node" < /test/pops.events
     sleep 1.5   # the pop particles live 1 s
-    now c c-popped
-    vm-screendump c-popped
+    snap c c-popped
     status c c-popped
     alive c-end
 }
@@ -244,18 +253,15 @@ part_d() {
     kiosk_pid=$! VM_WAIT_PID=$!
     wait_drawn /tmp/d.log 0 30 || return 1
     drawing d || return 1
-    now d d-head0
-    vm-screendump --head 0 d-head0
-    now d d-head1
-    vm-screendump --head 1 d-head1
+    snap d d-head0 --head 0
+    snap d d-head1 --head 1
     status d d-both
     step d unplug Virtual-2
     echo off > $conn2/status
     echo change > $card/uevent
     heads d-off
     drawing d || return 1
-    now d d-off-head0
-    vm-screendump --head 0 d-off-head0
+    snap d d-off-head0 --head 0
     vm-screendump --head 1 d-off-head1
     alive d-off
     status d d-off
@@ -267,10 +273,8 @@ part_e() {
     echo change > $card/uevent
     heads e-detect
     drawing d || return 1
-    now d e-back-head0
-    vm-screendump --head 0 e-back-head0
-    now d e-back-head1
-    vm-screendump --head 1 e-back-head1
+    snap d e-back-head0 --head 0
+    snap d e-back-head1 --head 1
     alive e-back
     status d e-back
     step e QEMU unplugs head 1
@@ -282,8 +286,7 @@ part_e() {
     # but not while the kiosk is DRM master), the kiosk's own GETCONNECTOR does. Probe to record it.
     echo detect > $conn2/status
     heads e-unplugged
-    now d e-gone-head0
-    vm-screendump --head 0 e-gone-head0
+    snap d e-gone-head0 --head 0
     alive e-gone
     status d e-gone
 }
@@ -295,8 +298,7 @@ part_f() {
     wait_more /tmp/uevents.log 'HOTPLUG=1' "$n" 10
     wait_for /tmp/d.log 'display=drm:/dev/dri/card0:Virtual-1:1024x768' 15 || return 1
     drawing d || return 1
-    now d f-resized-head0
-    vm-screendump --head 0 f-resized-head0
+    snap d f-resized-head0 --head 0
     alive f-resized
     status d f-resized
 }
@@ -334,11 +336,14 @@ same_pid() {      # every ALIVE line of the run names one pid
 # the letterbox puts it: the HUD band along the top of that picture during a round (as game_on),
 # else mostly background inside it.
 letterboxed() {
-    local want=$background@0.5 band=all
-    if grep -E "^HOTPLUG-NOW $1 " "$VM_LOG" | tail -n1 | grep -qE 'screen=(demo|playing) '; then
-        want=$hud@0.9 band=hud
-    fi
-    python3 - "$VM_OUT/$1.ppm" "$want" "$band" <<'PY'
+    case $(screen_at "$1") in
+        round) letterbox_shows "$1" "$hud@0.9" hud ;;
+        other) letterbox_shows "$1" "$background@0.5" all ;;
+        *) letterbox_shows "$1" "$hud@0.9" hud || letterbox_shows "$1" "$background@0.5" all ;;
+    esac
+}
+letterbox_shows() {
+    python3 - "$VM_OUT/$1.ppm" "$2" "$3" <<'PY'
 import os, sys
 sys.path.insert(0, os.environ["VM_DIR"])
 import ppm
@@ -363,14 +368,30 @@ echo "--- one screen (-vga std)"
 # Checks that take more than one command (vm_check runs one).
 no_wait() { vm_no_wait && ! vm_has VM-HEAD-TIMEOUT; }
 not_game() { ! python3 "$VM_DIR/ppm.py" check "$VM_OUT/$1.ppm" --region 0,0,100%,6=$hud@0.9; }
-# game_on NAME: dump NAME is the kiosk's picture: during a round (the NOW line said screen=demo
-# or playing) the HUD band along the top; otherwise (a demo round ends after about 10 s) the
-# start or round-over screen, mostly background.
+# game_on NAME: dump NAME is the kiosk's picture: during a round (screen=demo or playing, see
+# screen_at) the HUD band along the top; otherwise (a demo round ends after about 10 s) the
+# start or round-over screen, mostly background; either when a round began or ended meanwhile.
 game_on() {
+    case $(screen_at "$1") in
+        round) round_shown "$1" ;;
+        other) between_rounds_shown "$1" ;;
+        *) round_shown "$1" || between_rounds_shown "$1" ;;
+    esac
+}
+round_shown() { vm_dump "$1" --expect graphics --region 0,0,100%,6=$hud@0.9; }
+between_rounds_shown() { vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.5; }
+# screen_at NAME: "round" when the status lines before and after dump NAME (snap) both say a
+# round was in play, "other" when neither does, "either" when a round began or ended between.
+screen_at() {
+    local before after
+    before=$(in_round "$1") after=$(in_round "$1-after")
+    if [ "$before" = "$after" ]; then echo "$before"; else echo either; fi
+}
+in_round() {
     if grep -E "^HOTPLUG-NOW $1 " "$VM_LOG" | tail -n1 | grep -qE 'screen=(demo|playing) '; then
-        vm_dump "$1" --expect graphics --region 0,0,100%,6=$hud@0.9
+        echo round
     else
-        vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.5
+        echo other
     fi
 }
 waiting() { alive_at "$1" && vm_status_is "$1" 'display_state=no-screen'; }
