@@ -221,7 +221,7 @@ public final class MetricsExporter: KioskLayer {
         var waited = Duration.zero
         func waitForTheWrite() {
             while inFlight && waited < exitWait {
-                for outcome in writer.outcomes.wait(timeoutMS: 50) { finished(outcome) }
+                for outcome in writer.outcomes.wait(timeout: .milliseconds(50)) { finished(outcome) }
                 waited += .milliseconds(50)
             }
         }

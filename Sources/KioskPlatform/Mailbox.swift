@@ -39,11 +39,13 @@ public final class Mailbox<Message: Sendable>: Sendable {
         }
     }
 
-    /// Blocks until a message comes or `timeoutMS` passes (-1: no timeout), then takes them.
-    public func wait(timeoutMS: Int32 = -1) -> [Message] {
+    /// Blocks until a message comes or `timeout` passes (nil: no timeout; rounded up to whole
+    /// milliseconds), then takes them.
+    public func wait(timeout: Duration? = nil) -> [Message] {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ms = timeout.map { Int32(clamping: max(0, ($0.wholeMicroseconds + 999) / 1000)) } ?? -1
         // Only ENOMEM fails it otherwise: then take what is there, the caller waits again.
-        uninterrupted { poll(&pfd, 1, timeoutMS) }
+        uninterrupted { poll(&pfd, 1, ms) }
         return take()
     }
 

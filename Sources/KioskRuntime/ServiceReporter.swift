@@ -16,7 +16,7 @@ struct ServiceReporter {
     }
 
     /// Half the watchdog interval, when systemd asks for keep-alives: a hung loop misses them.
-    var keepAlivePeriod: Duration? { notifier?.watchdogIntervalMS.map { .milliseconds(max($0 / 2, 1)) } }
+    var keepAlivePeriod: Duration? { notifier?.watchdogInterval.map { max($0 / 2, .milliseconds(1)) } }
 
     mutating func ready(status: String) {
         guard !ready else { return }

@@ -145,19 +145,19 @@ final class SQLiteDatabase {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
 
-/// How long the kiosk's connection waits for a lock another process holds: up to `timeoutMS`
-/// per statement; once stopping (`stop(by:)`, from any thread), at most `stoppingMS` and never
+/// How long the kiosk's connection waits for a lock another process holds: up to `timeout`
+/// per statement; once stopping (`stop(by:)`, from any thread), at most `stopping` and never
 /// past the deadline, so an exit does not wait for someone else's transaction.
 public final class BusyPolicy: Sendable {
-    public let timeoutMS: Int64
-    public let stoppingMS: Int64
+    public let timeout: Duration
+    public let stopping: Duration
     /// Monotonic microseconds; `Int64.max` while not stopping.
     private let deadline = Atomic<Int64>(.max)
-    private static let pollMS: Int64 = 10
+    private static let pollInterval = Duration.milliseconds(10)
 
-    public init(timeoutMS: Int64 = 5000, stoppingMS: Int64 = 200) {
-        self.timeoutMS = timeoutMS
-        self.stoppingMS = stoppingMS
+    public init(timeout: Duration = .seconds(5), stopping: Duration = .milliseconds(200)) {
+        self.timeout = timeout
+        self.stopping = stopping
     }
 
     /// From now on, waits are short and none goes past `deadline` (the monotonic clock).
@@ -170,13 +170,13 @@ public final class BusyPolicy: Sendable {
 
     /// SQLite's busy handler: true to wait a little and try again after `attempts` tries.
     func retry(after attempts: Int32) -> Bool {
-        let waited = Int64(attempts) * Self.pollMS
+        let waited = Self.pollInterval * Int(attempts)
         if isStopping {
-            if waited >= stoppingMS || isPastDeadline { return false }
-        } else if waited >= timeoutMS {
+            if waited >= stopping || isPastDeadline { return false }
+        } else if waited >= timeout {
             return false
         }
-        usleep(UInt32(Self.pollMS * 1000))
+        usleep(UInt32(Self.pollInterval.wholeMicroseconds))
         return true
     }
 }

@@ -93,7 +93,7 @@ public final class ScoreWriter {
         let giveUp = deadline.adding(microseconds: 500_000)
         while true {
             let remaining = min(max(giveUp - EventLoop.now(), .zero), .seconds(60))
-            if !finished.wait(timeoutMS: Int32(remaining.inMilliseconds.rounded(.up))).isEmpty {
+            if !finished.wait(timeout: remaining).isEmpty {
                 t.join()
                 return
             }

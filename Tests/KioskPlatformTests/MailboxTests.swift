@@ -44,11 +44,11 @@ extension MailboxTests {
             let box = try Mailbox<String>(name: "test")
             #expect(box.take().isEmpty)
             let start = EventLoop.now()
-            #expect(box.wait(timeoutMS: 20).isEmpty)
+            #expect(box.wait(timeout: .milliseconds(20)).isEmpty)
             #expect((EventLoop.now() - start).inMilliseconds >= 19)
             box.post("a")
             box.post("b")
-            #expect(box.wait(timeoutMS: 1000) == ["a", "b"])
+            #expect(box.wait(timeout: .seconds(1)) == ["a", "b"])
         }
     }
 }

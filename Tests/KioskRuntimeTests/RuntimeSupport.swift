@@ -165,12 +165,12 @@ final class FakeConsole: ConsoleOwner {
 
 /// A service manager that keeps what it was told.
 final class RecordingNotifier: ServiceNotifier {
-    let watchdogIntervalMS: Double?
+    let watchdogInterval: Duration?
     private(set) var messages: [(at: TimeStamp, text: String)] = []
     /// Stamps the messages (the harness's clock).
     var clock: VirtualClock?
 
-    init(watchdogMS: Double? = nil) { watchdogIntervalMS = watchdogMS }
+    init(watchdogMS: Double? = nil) { watchdogInterval = watchdogMS.map { .milliseconds($0) } }
 
     func notify(_ message: String) { messages.append((clock?.now ?? .zero, message)) }
 

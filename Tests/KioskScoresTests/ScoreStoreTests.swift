@@ -229,7 +229,7 @@ func localTime(_ ms: Int64? = nil) -> LocalTime {
     static func collect(_ writer: ScoreWriter, until done: ([ScoreResult]) -> Bool) -> [ScoreResult] {
         var all: [ScoreResult] = []
         _ = eventually(within: .seconds(10), every: .milliseconds(100),
-                       waiting: { all += writer.results.wait(timeoutMS: Int32($0 / .milliseconds(1))) }) { done(all) }
+                       waiting: { all += writer.results.wait(timeout: $0) }) { done(all) }
         return all
     }
 

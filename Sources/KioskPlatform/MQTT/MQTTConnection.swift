@@ -179,9 +179,9 @@ public final class MQTTConnection {
     /// `deadline` passes.
     private func wait(until deadline: TimeStamp, _ done: (MQTTStopEvent) -> Bool, alreadyDone: () -> Bool) {
         while !alreadyDone() {
-            let left = deadline.microseconds - EventLoop.now().microseconds
-            if left <= 0 { return }
-            let events = session.stopEvents.wait(timeoutMS: Int32(clamping: (left + 999) / 1000))
+            let left = deadline - EventLoop.now()
+            if left <= .zero { return }
+            let events = session.stopEvents.wait(timeout: left)
             if events.contains(where: done) { return }
         }
     }

@@ -219,7 +219,7 @@ final class MQTTSession: Sendable {
             notices.post(.lost(closedInARow >= 2 ? takenOver(again: true) : reason(rc, errno: error, learnt)))
             let delay = backoff.delay(afterFailureAt: EventLoop.now())
             // Stop posts to `wake`: the sleep ends at once then.
-            _ = wake.wait(timeoutMS: Int32(clamping: (delay.wholeMicroseconds + 999) / 1000))
+            _ = wake.wait(timeout: delay)
         }
         finish()
     }
