@@ -50,8 +50,9 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "KioskDesktop", dependencies: ["KioskCore", "KioskPlatform", "CSDL2"]),
         .executableTarget(name: "BubbleKioskDesktop", dependencies: ["KioskCommands", "KioskDesktop"]),
-        // Fixture builders, temporary folders and file writers the test targets share; linked
-        // into tests only, never into a product.
+        // What the test targets share: fixture builders, temporary folders and file helpers,
+        // the waits (eventually within a bound, never a bare sleep) and a stopped wall clock;
+        // linked into tests only, never into a product.
         .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/Support"),
         .testTarget(
             name: "KioskCoreTests",
