@@ -9,7 +9,9 @@ struct DevicesCommand: KioskCommand {
         Lists DRM cards with their connectors (status, modes with the preferred one marked *,
         physical size and pixel density, the monitor from its EDID with the edid: name that
         picks it on any port, power state: DPMS on, standby, suspend or off), fbdev
-        framebuffers, and input devices. Works as an
+        framebuffers, input devices, the keyboards among them (they never reach the game),
+        and whether the machine ignores the keys that leave a kiosk (the
+        bubble-kiosk-lockdown package: SysRq, Ctrl-Alt-Del, logind). Works as an
         ordinary user; a device that cannot be opened says which group to join.
         """
 

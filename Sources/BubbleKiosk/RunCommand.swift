@@ -121,7 +121,7 @@ struct RunCommand: KioskCommand {
         options.touchTest = args.has("touch-test")
         options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
         // Only DRM can give the screen up: fbdev would keep drawing over the other VT.
-        let console = display is DRMDisplay ? try openConsole(loop, log: log) : nil
+        let console = display is DRMDisplay ? try openConsole(loop, keyboard: ConsoleKeyboardPolicy(allowVTSwitch: settings.kiosk.allowVTSwitch), log: log) : nil
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
                                    console: console, notifier: SystemdNotifier(log: log), logger: log,
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
@@ -159,10 +159,10 @@ struct RunCommand: KioskCommand {
     /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is
     /// blocked first: the kernel may send it as soon as the VT is ours, and its default action
     /// would end the process. Without a usable VT the kiosk still runs, without switching.
-    static func openConsole(_ loop: EventLoop, log: Logger) throws -> ConsoleOwner? {
+    static func openConsole(_ loop: EventLoop, keyboard: ConsoleKeyboardPolicy, log: Logger) throws -> ConsoleOwner? {
         try loop.watch(signal: VirtualTerminal.signal)
         do {
-            guard let vt = try VirtualTerminal.openStandardInput(log: log) else { return nil }
+            guard let vt = try VirtualTerminal.openStandardInput(keyboard: keyboard, log: log) else { return nil }
             Console.log(.info, "\(vt.name): VT switching on signal \(vt.switchSignal)"
                 + (vt.isActive ? "" : " (not the active VT: waiting for it)"))
             return vt

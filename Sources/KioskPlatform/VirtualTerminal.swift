@@ -1,5 +1,6 @@
 internal import CLinux
 import Glibc
+import KioskCore
 
 /// What a VT switch signal asks of the kiosk.
 public enum VTSwitch: Equatable, Sendable {
@@ -13,8 +14,9 @@ public enum VTSwitch: Equatable, Sendable {
 
 /// The Linux virtual terminal (/dev/ttyN) the kiosk runs on, owned the way X and Weston own
 /// theirs without logind: the kernel asks before switching away and tells when it switched
-/// back (VT_PROCESS, both with `switchSignal`), and the console stays in KD_GRAPHICS so its
-/// text and cursor never draw over the game.
+/// back (VT_PROCESS, both with `switchSignal`), the console stays in KD_GRAPHICS so its text and
+/// cursor never draw over the game, and its keyboard is off unless `[kiosk] allow_vt_switch`
+/// (`ConsoleKeyboardPolicy`).
 ///
 /// It installs no signal handler: the event loop reads `switchSignal` through its signalfd and
 /// calls `handleSwitchSignal()`, then the display work, then the acknowledgement.
@@ -31,67 +33,71 @@ public final class VirtualTerminal: ConsoleOwner {
     public private(set) var isActive: Bool
     /// `/dev/ttyN`, for logs.
     public var name: String { "/dev/tty\(number)" }
+    /// The keyboard mode set while the kiosk owns the VT (nil: left as found).
+    public let keyboardMode: ConsoleKeyboardMode?
 
-    /// Our own descriptor for the VT (a dup), so a closed or redirected stdin cannot take it away.
-    private let descriptor: FileDescriptor
-    private var fd: Int32 { descriptor.rawValue }
-    private let savedKDMode: Int32
-    private let savedVTMode: vt_mode
+    private let device: VTDevice
+    private let saved: (display: Int32, keyboard: ConsoleKeyboardMode, switching: vt_mode)
     private var restored = false
     private let log: Logger
 
     /// The VT on standard input (where the unit's `TTYPath=` puts it), taken over for
-    /// VT_PROCESS switching and graphics mode; nil when standard input is not a virtual console
-    /// (a pipe, /dev/null, a serial line, ssh's pty, /dev/tty0). Throws when it is one but
-    /// cannot be taken (not root and not its owner: EPERM).
-    public static func openStandardInput(log: Logger) throws -> VirtualTerminal? {
-        try open(fd: STDIN_FILENO, log: log)
+    /// VT_PROCESS switching, graphics mode and the keyboard as `keyboard` says; nil when
+    /// standard input is not a virtual console (a pipe, /dev/null, a serial line, ssh's pty,
+    /// /dev/tty0). Throws when it is one but cannot be taken (not root and not its owner: EPERM).
+    public static func openStandardInput(keyboard: ConsoleKeyboardPolicy, log: Logger) throws -> VirtualTerminal? {
+        try open(fd: STDIN_FILENO, keyboard: keyboard, log: log)
     }
 
     /// The VT behind `fd`, as `openStandardInput` (tests hand in other descriptors).
-    static func open(fd: Int32, log: Logger) throws -> VirtualTerminal? {
+    static func open(fd: Int32, keyboard: ConsoleKeyboardPolicy, log: Logger) throws -> VirtualTerminal? {
         var info = stat()
         if fstat(fd, &info) != 0 {
             if errno == EBADF { return nil }  // no such descriptor: started without stdin
             throw SystemError("fstat", "fd \(fd)")
         }
         guard let number = vtNumber(mode: info.st_mode, device: info.st_rdev) else { return nil }
-        // Closed again if taking the VT fails (the parameter is consumed either way).
-        return try VirtualTerminal(FileDescriptor.duplicate(fd, context: "/dev/tty\(number)"), number: number, log: log)
+        let name = "/dev/tty\(number)"
+        // Closed again if taking the VT fails.
+        let device = ConsoleDevice(try FileDescriptor.duplicate(fd, context: name), name: name)
+        return try VirtualTerminal(device, number: number, keyboard: keyboard, log: log)
     }
 
-    private init(_ descriptor: consuming FileDescriptor, number: Int, log: Logger) throws {
+    /// Takes the VT behind `device` (tests hand in a fake one).
+    init(_ device: VTDevice, number: Int, keyboard: ConsoleKeyboardPolicy, log: Logger) throws {
         self.log = log
-        let fd = descriptor.rawValue
+        self.device = device
         let name = "/dev/tty\(number)"
-        var kd: Int32 = 0
-        try retryingInterrupts("KDGETMODE", name) { CLinux_kd_get_mode(fd, &kd) }
-        var saved = vt_mode()
-        try retryingInterrupts("VT_GETMODE", name) { CLinux_vt_get_mode(fd, &saved) }
-        var active: UInt16 = 0
-        try retryingInterrupts("VT_GETSTATE", name) { CLinux_vt_get_active(fd, &active) }
-        let signal = Self.signal
+        let display = try device.displayMode()
+        let switching = try device.switchMode()
+        let foundKeyboard = try device.keyboardMode()
+        let active = try device.activeVT()
         var mode = vt_mode()
         mode.mode = CChar(CLinux_VT_PROCESS)
-        mode.relsig = Int16(signal)
-        mode.acqsig = Int16(signal)
-        try retryingInterrupts("VT_SETMODE", "\(name) to VT_PROCESS") { CLinux_vt_set_mode(fd, &mode) }
-        if CLinux_kd_set_mode(fd, CLinux_KD_GRAPHICS) != 0 {
-            let error = SystemError("KDSETMODE", "\(name) to KD_GRAPHICS")
+        mode.relsig = Int16(Self.signal)
+        mode.acqsig = Int16(Self.signal)
+        try device.setSwitchMode(mode)
+        do {
+            try device.setDisplayMode(CLinux_KD_GRAPHICS)
+        } catch {
             // Leave the VT as it was: a kiosk without its VT still runs.
-            var back = saved
-            back.mode = CChar(CLinux_VT_AUTO)
-            if CLinux_vt_set_mode(fd, &back) != 0 {
-                log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
-            }
+            Self.giveBack(switching, on: device, log: log)
             throw error
         }
-        self.descriptor = descriptor
+        var keyboardMode = keyboard.whileOwned(found: foundKeyboard)
+        do {
+            if let wanted = keyboardMode { try device.setKeyboardMode(wanted) }
+            log(.info, keyboard.describe(on: name))
+        } catch {
+            // The game runs on with the keyboard as it was.
+            log(.warning, "\(error): the keyboard stays as it was\(keyboard.allowVTSwitch ? "" : "; keys may switch VTs")")
+            keyboardMode = nil
+        }
+        self.keyboardMode = keyboardMode
         self.number = number
-        switchSignal = signal
-        savedKDMode = kd
-        savedVTMode = saved
-        isActive = Int(active) == number
+        switchSignal = Self.signal
+        saved = (display, foundKeyboard, switching)
+        isActive = active == number
     }
 
     deinit {
@@ -110,7 +116,8 @@ public final class VirtualTerminal: ConsoleOwner {
     /// What the switch signal that just arrived means. The kernel sends the same signal both
     /// ways, so, like Weston, the VT's own state decides: active means the kernel asks us to
     /// let go, inactive means we were switched back to. Acknowledge with
-    /// `acknowledgeRelease()` or `acknowledgeAcquire()` once the display is handled.
+    /// `acknowledgeRelease()` or `acknowledgeAcquire()` once the display is handled. The
+    /// keyboard mode belongs to this VT alone, so it stays as set either way.
     public func handleSwitchSignal() -> VTSwitch {
         isActive.toggle()
         return isActive ? .acquire : .release
@@ -123,12 +130,13 @@ public final class VirtualTerminal: ConsoleOwner {
     @discardableResult
     public func acknowledgeRelease() -> Bool {
         guard !restored else { return true }
-        if CLinux_vt_release_display(fd, 1) == 0 { return true }
-        let error = SystemError("VT_RELDISP", "\(name) release")
-        if error.errno == EINVAL {
+        do {
+            try device.releaseDisplay(1)
+            return true
+        } catch let error as SystemError where error.errno == EINVAL {
             isActive = true
             log(.notice, "\(name): signal \(switchSignal) without a VT switch pending; ignored")
-        } else {
+        } catch {
             log(.error, "\(error)")
         }
         return false
@@ -137,28 +145,34 @@ public final class VirtualTerminal: ConsoleOwner {
     /// Acknowledges that the VT is ours again (VT_RELDISP VT_ACKACQ).
     public func acknowledgeAcquire() {
         guard !restored else { return }
-        if CLinux_vt_release_display(fd, CLinux_VT_ACKACQ) != 0 {
-            log(.error, "\(SystemError("VT_RELDISP", "\(name) VT_ACKACQ"))")
-        }
+        do { try device.releaseDisplay(CLinux_VT_ACKACQ) } catch { log(.error, "\(error)") }
     }
 
-    /// Gives the VT back: text mode and automatic switching. A KD_GRAPHICS left behind by a
-    /// crashed program is not restored (the console would stay blank), KD_TEXT is used instead.
-    /// Call after the display is restored. Only the first call acts; deinit calls it too.
+    /// Gives the VT back: text mode, the keyboard, automatic switching. A KD_GRAPHICS or a deaf
+    /// keyboard left behind by a crashed program is not restored (the console would stay blank
+    /// or ignore its keyboard): KD_TEXT and K_UNICODE instead. Call after the display is
+    /// restored. Only the first call acts; deinit calls it too.
     public func restore() {
         guard !restored else { return }
         restored = true
-        let kd = savedKDMode == CLinux_KD_GRAPHICS ? CLinux_KD_TEXT : savedKDMode
-        if CLinux_kd_set_mode(fd, kd) != 0 {
-            log(.error, "\(SystemError("KDSETMODE", "\(name) back to text mode"))")
+        let display = saved.display == CLinux_KD_GRAPHICS ? CLinux_KD_TEXT : saved.display
+        do { try device.setDisplayMode(display) } catch { log(.error, "\(error)") }
+        if keyboardMode != nil || saved.keyboard.isDeaf {
+            do {
+                try device.setKeyboardMode(ConsoleKeyboardPolicy.atExit(found: saved.keyboard))
+            } catch {
+                log(.error, "\(error)")
+            }
         }
-        // The saved mode may name another program's VT_PROCESS signals: automatic switching only.
-        var mode = savedVTMode
+        Self.giveBack(saved.switching, on: device, log: log)
+    }
+
+    /// Automatic switching again: the saved mode may name another program's VT_PROCESS signals.
+    private static func giveBack(_ saved: vt_mode, on device: VTDevice, log: Logger) {
+        var mode = saved
         mode.mode = CChar(CLinux_VT_AUTO)
         mode.relsig = 0
         mode.acqsig = 0
-        if CLinux_vt_set_mode(fd, &mode) != 0 {
-            log(.error, "\(SystemError("VT_SETMODE", "\(name) back to VT_AUTO"))")
-        }
+        do { try device.setSwitchMode(mode) } catch { log(.error, "\(error)") }
     }
 }

@@ -30,20 +30,20 @@ struct VirtualTerminalTests {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
-        #expect(try VirtualTerminal.open(fd: fds[0], log: .discard) == nil)
+        #expect(try VirtualTerminal.open(fd: fds[0], keyboard: ConsoleKeyboardPolicy(allowVTSwitch: false), log: .discard) == nil)
     }
 
     @Test func devNullIsNoVT() throws {
         let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
         #expect(fd >= 0)
         defer { close(fd) }
-        #expect(try VirtualTerminal.open(fd: fd, log: .discard) == nil)
+        #expect(try VirtualTerminal.open(fd: fd, keyboard: ConsoleKeyboardPolicy(allowVTSwitch: false), log: .discard) == nil)
     }
 
     @Test func aClosedDescriptorIsNoVT() throws {
         let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
         close(fd)
-        #expect(try VirtualTerminal.open(fd: fd, log: .discard) == nil)
+        #expect(try VirtualTerminal.open(fd: fd, keyboard: ConsoleKeyboardPolicy(allowVTSwitch: false), log: .discard) == nil)
     }
 
     @Test func theSwitchSignalIsARealTimeSignalNotUSR1() {

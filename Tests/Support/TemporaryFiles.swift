@@ -9,6 +9,17 @@ public func makeTemporaryDirectory(_ prefix: String = "bubble-kiosk") -> String 
     return String(cString: p)
 }
 
+/// Makes `path` and the folders above it that are missing (mkdir -p); false on a failure.
+@discardableResult
+public func makeDirectories(_ path: String, mode: mode_t = 0o755) -> Bool {
+    var built = ""
+    for part in path.split(separator: "/") {
+        built += "/" + part
+        if mkdir(built, mode) != 0 && errno != EEXIST { return false }
+    }
+    return true
+}
+
 /// Removes `path` and everything in it.
 public func removeTree(_ path: String) {
     _ = system("rm -rf '\(path)'")

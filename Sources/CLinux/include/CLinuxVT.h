@@ -21,6 +21,14 @@ static const int CLinux_VT_ACKACQ = VT_ACKACQ;
 static const int CLinux_KD_TEXT = KD_TEXT;
 static const int CLinux_KD_GRAPHICS = KD_GRAPHICS;
 
+/// Keyboard modes for KDSKBMODE/KDGKBMODE: K_OFF drops every key on the VT (no VT switch by
+/// keys, no Ctrl-Alt-Del through the keymap, nothing queued), as X and Weston set it.
+static const int CLinux_K_RAW = K_RAW;
+static const int CLinux_K_XLATE = K_XLATE;
+static const int CLinux_K_MEDIUMRAW = K_MEDIUMRAW;
+static const int CLinux_K_UNICODE = K_UNICODE;
+static const int CLinux_K_OFF = K_OFF;
+
 /// Character-device major of the virtual consoles (/dev/ttyN); minors 1..63 are the VTs.
 static const unsigned CLinux_TTY_MAJOR = TTY_MAJOR;
 static const unsigned CLinux_MAX_NR_CONSOLES = MAX_NR_CONSOLES;
@@ -39,6 +47,10 @@ static inline int CLinux_kd_get_mode(int fd, int *mode) { return ioctl(fd, KDGET
 
 /// KDSETMODE: KD_TEXT or KD_GRAPHICS.
 static inline int CLinux_kd_set_mode(int fd, int mode) { return ioctl(fd, KDSETMODE, (unsigned long)mode); }
+
+/// KDGKBMODE / KDSKBMODE: the VT's keyboard mode.
+static inline int CLinux_kb_get_mode(int fd, int *mode) { return ioctl(fd, KDGKBMODE, mode); }
+static inline int CLinux_kb_set_mode(int fd, int mode) { return ioctl(fd, KDSKBMODE, (unsigned long)mode); }
 
 /// VT_GETMODE / VT_SETMODE on the VT behind `fd`.
 static inline int CLinux_vt_get_mode(int fd, struct vt_mode *mode) { return ioctl(fd, VT_GETMODE, mode); }

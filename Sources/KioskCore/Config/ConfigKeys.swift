@@ -245,6 +245,10 @@ extension ConfigSchema {
                   "Seconds between pings while idle; the broker declares the kiosk offline after 1.5 times this without a word"),
         ConfigKey("mqtt", "reconnect_spread_s", .duration(\.mqtt.reconnectSpread, .seconds, 0...3600),
                   "After losing the broker, the first try comes at a random time up to this many seconds later, so a fleet comes back spread out (a fleet of N: about N / this a second)"),
+
+        // The machine: its console.
+        ConfigKey("kiosk", "allow_vt_switch", .bool(\.kiosk.allowVTSwitch),
+                  "A keyboard's keys may switch VTs (Ctrl-Alt-F2) and reach the console (Ctrl-Alt-Del); false turns the kiosk's VT's keyboard off while it runs"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

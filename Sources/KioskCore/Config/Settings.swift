@@ -181,6 +181,15 @@ public struct AttractSettings: Equatable, Sendable {
 }
 
 /// Touchscreen handling.
+/// The machine the kiosk runs on: its console.
+public struct KioskSettings: Equatable, Sendable {
+    /// A keyboard's keys may switch VTs away from the game and reach the console; false (the
+    /// default) turns the kiosk's VT's keyboard off while it runs (`ConsoleKeyboardPolicy`).
+    public var allowVTSwitch = false
+
+    public init() {}
+}
+
 public struct InputSettings: Equatable, Sendable {
     /// Grab touchscreens exclusively (EVIOCGRAB).
     public var grab = false
@@ -382,6 +391,7 @@ public struct MQTTSettings: Equatable, Sendable {
 
 /// Every setting of the kiosk, with built-in defaults so no config file is needed.
 public struct Settings: Equatable, Sendable {
+    public var kiosk = KioskSettings()
     public var display = DisplaySettings()
     public var gestures = GestureSettings()
     public var game = GameSettings()

@@ -27,6 +27,13 @@ public enum EventCode {
     public static let SYN_MT_REPORT: UInt16 = 2
     public static let SYN_DROPPED: UInt16 = 3
 
+    public static let KEY_ENTER: UInt16 = 28
+    /// The keys logind acts on (power off, suspend, hibernate, reboot).
+    public static let KEY_POWER: UInt16 = 116
+    public static let KEY_SLEEP: UInt16 = 142
+    public static let KEY_SUSPEND: UInt16 = 205
+    public static let KEY_RESTART: UInt16 = 0x198
+
     public static let BTN_LEFT: UInt16 = 0x110
     public static let BTN_TOOL_FINGER: UInt16 = 0x145
     public static let BTN_TOUCH: UInt16 = 0x14a
