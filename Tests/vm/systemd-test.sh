@@ -23,9 +23,18 @@
 # With --suite trixie the amd64 package (built on Debian 12) goes into a Debian 13 amd64 root
 # instead, with the same cut of checks: it installs and runs there unchanged.
 #
+# The Debian 12 amd64 and the arm64 boots also install bubble-kiosk-lockdown and plug in a
+# keyboard (systemd/keyboard.sh): every key of the README's table leaves the game on screen.
+# With --keys the boot is one row set of that table without the lockdown package: only the
+# keyboard section runs after the touch checks, typing the keys given, and the host says what
+# each key did (nothing, a VT switch, a suspend, a reboot, a power-off: a key that ends the
+# machine ends the boot), as "KEYS| KEY: WHAT" lines, which Tests/vm/keys-table.sh collects.
+#
 # usage: Tests/vm/systemd-test.sh [--deb FILE] [--arch arm64 | --suite trixie] [--workdir DIR] [--verbose]
-#                                 [--dropin FILE]...
+#                                 [--dropin FILE]... [--lockdown FILE] [--keys "KEY..."]
 #   --deb FILE      the package to test (default: `make deb`, build/bubble-kiosk_*_ARCH.deb)
+#   --lockdown FILE the lockdown package (default: build/bubble-kiosk-lockdown_*_all.deb)
+#   --keys "KEY..." a keys-only boot without the lockdown package (keys as in keyboard.sh)
 #   --workdir DIR   the root, initramfs, serial.log and screendumps (default: /tmp/vm-systemd.*)
 #   --verbose       echo the guest's serial console while it runs, and every check's details
 #   --dropin FILE   also install FILE as a drop-in for bubble-kiosk.service in the guest
@@ -35,8 +44,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} deb= verbose=--quiet dropins=() arch=amd64 suite=
-parse_args '--deb=deb --arch=arch(arm64) --suite=suite(trixie) --workdir=work --verbose:verbose= --dropin+=dropins' "$@"
+work=${VM_WORK:-} deb= verbose=--quiet dropins=() arch=amd64 suite= lockdown= keys=
+parse_args '--deb=deb --arch=arch(arm64) --suite=suite(trixie) --workdir=work --verbose:verbose= --dropin+=dropins
+    --lockdown=lockdown --keys=keys' "$@"
 [ -n "$verbose" ] || export VM_VERBOSE=1
 suite_args=()
 [ -z "$suite" ] || suite_args=(--suite "$suite")
@@ -57,6 +67,13 @@ if [ -z "$deb" ]; then
     deb=$(ls "$repo"/build/bubble-kiosk_*_$arch.deb | head -n1)
 fi
 [ -f "$deb" ] || die "no package at '$deb'"
+# The lockdown package goes in with the kiosk's on the Debian 12 amd64 and arm64 boots.
+with_lockdown=0
+if [ -z "$keys" ] && [ -z "$suite" ]; then
+    with_lockdown=1
+    [ -n "$lockdown" ] || lockdown=$(ls "$repo"/build/bubble-kiosk-lockdown_*_all.deb 2>/dev/null | head -n1)
+    [ -f "$lockdown" ] || die "no lockdown package at '${lockdown:-build/bubble-kiosk-lockdown_*_all.deb}' (make deb)"
+fi
 
 kernel_args=() machine=()
 if [ $arch = arm64 ]; then
@@ -87,6 +104,11 @@ cp "$deb" "$root/tmp/bubble-kiosk.deb"
 dpkg_rc=0
 if [ ${#suite_args[@]} = 0 ]; then
     in_chroot "$root" dpkg -i /tmp/bubble-kiosk.deb > "$work/dpkg.log" 2>&1 || dpkg_rc=$?
+    if [ $with_lockdown = 1 ]; then
+        cp "$lockdown" "$root/tmp/bubble-kiosk-lockdown.deb"
+        in_chroot "$root" dpkg -i /tmp/bubble-kiosk-lockdown.deb >> "$work/dpkg.log" 2>&1 || dpkg_rc=$?
+        rm -f "$root/tmp/bubble-kiosk-lockdown.deb"
+    fi
 else
     # As a user would: apt fetches what Depends names, through the root's own sources.
     cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -136,6 +158,14 @@ printf '%s\n' "${autoload[@]}" > "$root/etc/modules-load.d/vm-test.conf"
 
 # The checks: a oneshot unit wanted by multi-user.target, the touch device and a tap on Start.
 install -D -m 755 "$VM_DIR/systemd/check.sh" "$root/usr/local/lib/vm-systemd/check.sh"
+install -m 644 "$VM_DIR/systemd/keyboard.sh" "$root/usr/local/lib/vm-systemd/keyboard.sh"
+# A USB keyboard as the kernel's console takes it: every key code from 1 to 255.
+{ printf 'N: vm-keyboard\nI: 0003 0001 0001 0001\nP: 00 00 00 00 00 00 00 00\nB: 00 03 00 00 00 00 00 00 00\n'
+  printf 'B: 01 fe ff ff ff ff ff ff ff\n'
+  for i in 1 2 3; do printf 'B: 01 ff ff ff ff ff ff ff ff\n'; done
+  for i in $(seq 8); do printf 'B: 01 00 00 00 00 00 00 00 00\n'; done
+  for t in 02 03 04 05 11 12 14 15; do printf 'B: %s 00 00 00 00 00 00 00 00\n' $t; done
+} > "$root/usr/local/lib/vm-systemd/keyboard.desc"
 install -m 644 "$VM_DIR/systemd/vm-systemd-check.service" "$root/etc/systemd/system/"
 ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.wants/vm-systemd-check.service"
 # (Made by the package's own binary, in the root: on arm64 it runs under qemu-user. It needs
@@ -164,12 +194,19 @@ grep '^E:' "$VM_DIR/../KioskCoreTests/Fixtures/operator-four-corners.evemu" > "$
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@$console.service"
 # The other roots run the checks that tell the package works there (boot, the process, a tap,
 # a reload, the stop); the full set runs on the Debian 12 amd64 root.
-[ $debian13 = 0 ] || echo 'VM_CHECKS=none' > "$root/usr/local/lib/vm-systemd/vm.env"
+# The arm64 boot types the keyboard's keys too.
+if [ -n "$keys" ]; then
+    printf 'VM_CHECKS=keyboard\nVM_KEYS="%s"\nVM_LOCKED=0\n' "$keys" > "$root/usr/local/lib/vm-systemd/vm.env"
+elif [ $arch = arm64 ]; then
+    echo 'VM_CHECKS=keyboard' > "$root/usr/local/lib/vm-systemd/vm.env"
+elif [ $debian13 = 1 ]; then
+    echo 'VM_CHECKS=none' > "$root/usr/local/lib/vm-systemd/vm.env"
+fi
 # The full run boots with the screen off (the kernel's video=CONNECTOR:d forces the connector
 # disconnected, as a TV still off when the machine boots): the unit must become active and stay
 # so while the kiosk waits, and show the game once check.sh switches the screen on.
 boot_args=()
-if [ $debian13 = 0 ]; then
+if [ $debian13 = 0 ] && [ -z "$keys" ]; then
     echo 'VM_SCREEN_OFF_AT_BOOT=Virtual-1' >> "$root/usr/local/lib/vm-systemd/vm.env"
     boot_args=(--append "video=Virtual-1:d")
 fi
@@ -202,9 +239,53 @@ vm_boot "$work/initrd.gz" "$out" 900 $verbose --mem 1024 "${machine[@]}" "${boot
 t_vm=$(elapsed "$t0")
 
 # --- what the host checks ----------------------------------------------------------------------
+# key_outcomes: "KEY: WHAT" for each key the guest typed, from its SYSD-KEY lines, or, for the
+# key after which the machine went away, from what the kernel said last.
+key_outcomes() {
+    python3 - "$VM_LOG" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+typed = list(re.finditer(r"^SYSD-KEYTYPED (\S+)", text, re.M))
+for n, m in enumerate(typed):
+    end = typed[n + 1].start() if n + 1 < len(typed) else len(text)
+    part = text[m.end():end]
+    r = re.search(r"^SYSD-KEY \S+ fg=(\S+) pid=(\S+) logins=(.*) suspended=(\d+)", part, re.M)
+    if r:
+        fg, pid, logins, slept = r.groups()
+        what = []
+        if fg != "tty1": what.append("switches to " + fg)
+        if logins.strip() != "none": what.append("a login prompt")
+        if slept != "0": what.append("suspends the machine")
+        if pid != "same": what.append("the kiosk restarted")
+        print("%s: %s" % (m.group(1), ", ".join(what) or "nothing: the game stays"))
+    elif "sysrq: Resetting" in part:
+        print("%s: reboots the machine at once" % m.group(1))
+    elif "sysrq: Power Off" in part:
+        print("%s: powers the machine off at once" % m.group(1))
+    elif re.search(r"reboot: Power down|Powering off", part):
+        print("%s: powers the machine off" % m.group(1))
+    elif re.search(r"reboot: Restarting system|Rebooting", part):
+        print("%s: reboots the machine" % m.group(1))
+    else:
+        print("%s: the boot ended, no word why" % m.group(1))
+PY
+}
+if [ -n "$keys" ]; then
+    vm_check "the package installed in the Debian root" [ "$dpkg_rc" = 0 ]
+    vm_check "the kiosk showed the game before the keyboard" vm_dump boot --expect graphics
+    key_outcomes | sed 's/^/KEYS| /'
+    vm_check "every key was typed" bash -c "[ \$(grep -c '^SYSD-KEYTYPED' '$VM_LOG') = $(wc -w <<< "$keys") ]"
+    rm -rf "$root" "$work/initrd.gz"
+    vm_summary $name-keys 30
+    exit
+fi
 vm_check "the package installed in the Debian root (dpkg -i, or apt on trixie; dependencies met)" [ "$dpkg_rc" = 0 ]
 vm_check "postinst created the system user bubble-kiosk" grep -q '^bubble-kiosk:x:[0-9]*:' "$root/etc/passwd"
 vm_check "postinst enabled the unit" test -L "$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service"
+if [ $with_lockdown = 1 ]; then
+    vm_check "the lockdown package masked ctrl-alt-del.target" \
+        bash -c "[ \"\$(readlink '$root/etc/systemd/system/ctrl-alt-del.target')\" = /dev/null ]"
+fi
 vm_check "the VM ran the checks to VM-TEST-END rc=0" vm_ran_ok
 
 # The guest's own checks.
@@ -268,6 +349,20 @@ else
     # dark rather than to the console. The game must be gone from it either way.
     vm_check "after systemctl stop: the game is gone from the screen (console or dark)" \
         bash -c "python3 '$VM_DIR/ppm.py' info '$VM_OUT/after-stop.ppm' | grep -qE '^verdict (console|blank)'"
+fi
+if [ -z "$suite" ]; then
+    typed=$(grep -c '^SYSD-KEYTYPED' "$VM_LOG" || true)
+    echo "--- a visitor's keyboard, with bubble-kiosk-lockdown installed"
+    key_outcomes | sed 's/^/  /'
+    vm_check "the keyboard typed all 11 keys" [ "$typed" = 11 ]
+    vm_check "a keyboard plugged in changes nothing on screen" vm_dump key-plugged --expect graphics
+    for k in $(sed -n 's/^SYSD-KEYTYPED //p' "$VM_LOG"); do
+        vm_check "after $k: the game is on screen" vm_dump "key-$k" --expect graphics
+    done
+    if [ $debian13 = 0 ]; then
+        vm_check "chvt 1 after chvt 2: the game is back on screen" vm_dump key-chvt-back --expect graphics
+        vm_check "allow_vt_switch = true, Ctrl-Alt-F2 then Ctrl-Alt-F1: the game is back" vm_dump key-allowed-back --expect graphics
+    fi
 fi
 vm_png_copies
 

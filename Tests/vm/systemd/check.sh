@@ -112,6 +112,9 @@ wait_journal() {
 # VT mode 0 VT_AUTO, 1 VT_PROCESS.
 kd_mode() { perl -e 'open(my $t, "<", "/dev/tty1") or die "tty1: $!"; my $m = pack("i", -1);
     ioctl($t, 0x4B3B, $m) or die "KDGETMODE: $!"; print unpack("i", $m), "\n"'; }
+# KDGKBMODE: 3 K_UNICODE, 4 K_OFF.
+kb_mode() { perl -e 'open(my $t, "<", "/dev/tty1") or die "tty1: $!"; my $m = pack("i", -1);
+    ioctl($t, 0x4B44, $m) or die "KDGKBMODE: $!"; print unpack("i", $m), "\n"'; }
 vt_mode() { perl -e 'open(my $t, "<", "/dev/tty1") or die "tty1: $!"; my $m = "\0" x 8;
     ioctl($t, 0x5601, $m) or die "VT_GETMODE: $!"; print unpack("c", $m), "\n"'; }
 
@@ -130,7 +133,7 @@ opens_rw() { exec 3<>"$1"; }
 opens_r() { exec 3<"$1"; }
 # The checks run some of these in `bash -c`.
 export unit state
-export -f prop main_pid kd_mode vt_mode in_sandbox opens_rw opens_r
+export -f prop main_pid kd_mode kb_mode vt_mode in_sandbox opens_rw opens_r
 
 step() { info "step $* at $(uptime_s) s"; }
 
@@ -149,6 +152,13 @@ else
     info "first frame: the unit never became active (no READY=1)"
 fi
 info "systemd started $(systemctl show -P UserspaceTimestampMonotonic | awk '{ printf "%.2f", $1 / 1e6 }') s after kernel start"
+# The kiosk's share of the boot: from the unit's start (its process exec'd) to READY=1, which
+# it sends with its first frame on screen (or at once when no screen is connected).
+start_us=$(prop ExecMainStartTimestampMonotonic)
+if [ "${ready_us:-0}" != 0 ] && [ "${start_us:-0}" != 0 ]; then
+    info "the kiosk's share: unit start to $([ -n "$VM_SCREEN_OFF_AT_BOOT" ] && echo "READY=1 (no screen yet)" || echo "first frame") $(awk -v a="$start_us" -v b="$ready_us" 'BEGIN { printf "%.2f", (b - a) / 1e6 }') s (the unit started $(awk -v u="$start_us" 'BEGIN { printf "%.2f", u / 1e6 }') s after kernel start)"
+fi
+systemd-analyze critical-chain --no-pager "$unit" 2>&1 | sed 's/^/SYSD-INFO critical-chain| /'
 first_line=$(journalctl -u "$unit" -o short-monotonic --no-pager -q | grep -m1 'bubble-kiosk: display' || true)
 info "the kiosk's first display line: ${first_line:-none}"
 if [ -n "$VM_SCREEN_OFF_AT_BOOT" ]; then
@@ -268,6 +278,9 @@ screendump after-reload || fail "screendump after-reload"
 info "StatusText after the reload: $(prop StatusText)"
 check "STATUS= still says playing after the reload" bash -c 'systemctl show -P StatusText '$unit' | grep -q playing'
 kill "$dev_pid" 2>/dev/null; wait "$dev_pid" 2>/dev/null
+
+# --- 3b: a visitor's keyboard (keyboard.sh) ------------------------------------------------------
+wants keyboard && . "$files/keyboard.sh"
 
 if wants restarts; then
     # --- 4: the state directory ---------------------------------------------------------------------
@@ -558,6 +571,7 @@ check "the unit is active at the end" bash -c '[ "$(systemctl is-active '$unit')
 systemctl stop "$unit"
 sleep 1
 check "after systemctl stop tty1 is back in text mode" bash -c '[ "$(kd_mode)" = 0 ]'
+check "after systemctl stop tty1's keyboard answers again (K_UNICODE or K_XLATE)" bash -c 'm=$(kb_mode); [ "$m" = 3 ] || [ "$m" = 1 ]'
 printf '\n\n  bubble-kiosk boot test: the console after systemctl stop\n' > /dev/tty1
 sleep 0.5
 screendump after-stop || fail "screendump after-stop"
