@@ -43,6 +43,7 @@ endif
 BACKLIGHT_RULES := 60-bubble-kiosk-backlight.rules
 CONFDIR     := /etc/bubble-kiosk
 DEB_STAGE   := build/deb/root
+LOCKDOWN_STAGE := build/deb-lockdown/root
 HOST_ARCH   := $(shell dpkg --print-architecture)
 # What install-files installs and strips (deb-arm64 hands in the arm64 build and its strip).
 KIOSK_BIN   ?= $(RELEASE_BIN)
@@ -58,7 +59,7 @@ ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 ARM64_STAGE   := build/deb-arm64/root
 
 .PHONY: all deps build release desktop test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench bench-instructions \
-        sounds install install-files uninstall deb clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
+        sounds install install-files uninstall deb deb-lockdown clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
 
@@ -140,10 +141,14 @@ FLEET_BENCH_KIOSKS ?= 100
 fleet-bench: release | build/
 	bash Tests/fleet/fleet-bench.sh $(RELEASE_BIN) --kiosks $(FLEET_BENCH_KIOSKS) --json build/fleet-bench.json
 
-# make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian.
+# make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian; the
+# lockdown package's contents and lintian, and its install and purge in a copy of the boot test's
+# Debian 12 root (the root made for the kiosk package's Depends, so both share one cached root).
 package-test: deb
 	bash Tests/package/install-test.sh
 	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+	bash Tests/package/lockdown-deb-test.sh build/bubble-kiosk-lockdown_$(VERSION)-*_all.deb \
+		build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # The desktop window under a real X server (Xvfb), played with xdotool; ldd keeps SDL out of
 # the kiosk binary. Debug build, like the unit tests.
@@ -280,11 +285,18 @@ uninstall:
 		echo "left in place: the user bubble-kiosk and /var/lib/bubble-kiosk"; \
 	fi
 
-# build/bubble-kiosk_VERSION-REV_ARCH.deb from a staged `make install PREFIX=/usr`.
-deb: release | build/
+# build/bubble-kiosk_VERSION-REV_ARCH.deb from a staged `make install PREFIX=/usr`, and beside it
+# the same source's other package, build/bubble-kiosk-lockdown_VERSION-REV_all.deb.
+deb: release deb-lockdown | build/
 	rm -rf $(DEB_STAGE) build/bubble-kiosk_*_$(HOST_ARCH).deb
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_STAGE)
 	bash packaging/build-deb.sh $(CURDIR)/$(DEB_STAGE) $(CURDIR)/build
+
+# bubble-kiosk-lockdown (packaging/lockdown/): drop-ins only, Architecture: all, so one build
+# serves `deb` and `deb-arm64` alike.
+deb-lockdown: | build/
+	rm -rf build/bubble-kiosk-lockdown_*_all.deb
+	bash packaging/build-lockdown-deb.sh $(CURDIR)/$(LOCKDOWN_STAGE) $(CURDIR)/build
 
 # --- arm64 --------------------------------------------------------------------------------------
 # The build environment alone (made once, then reused; rebuilt when its inputs change).
@@ -302,7 +314,8 @@ release-arm64: deps
 # build/bubble-kiosk_VERSION-REV_arm64.deb: the same files as `deb` (the sounds are made by
 # this machine's build: they do not depend on the architecture), Depends from Debian 13's
 # arm64 libraries, and the units and the udev rule where Debian 13 keeps them (/usr/lib: /lib is only a link there).
-deb-arm64: release-arm64 release | build/
+# The lockdown package (Architecture: all) is built beside it, for the arm64 boot test.
+deb-arm64: release-arm64 release deb-lockdown | build/
 	rm -rf $(ARM64_STAGE) build/bubble-kiosk_*_arm64.deb
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
 		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system \

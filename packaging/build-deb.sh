@@ -10,8 +10,10 @@
 #                 release
 #   STAGE    the DESTDIR of that install (its DEBIAN/ and doc files are written here)
 #   OUTDIR   where bubble-kiosk_VERSION_ARCH.deb goes; its path is printed on stdout
-# The version is the VERSION file's plus the Debian revision of packaging/debian/changelog;
-# Depends comes from dpkg-shlibdeps (the libraries the binary links) plus the font.
+# The version is the VERSION file's plus the Debian revision of packaging/debian/changelog
+# (deb_version in lib.sh: packaging/build-lockdown-deb.sh builds this source's other package,
+# bubble-kiosk-lockdown, with the same version and docs); Depends comes from dpkg-shlibdeps
+# (the libraries the binary links) plus the font.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,21 +29,10 @@ if [ -n "$target" ] && [ "$arch" != "$target" ]; then
 fi
 
 [ -x "$stage/usr/bin/bubble-kiosk" ] || die "no $stage/usr/bin/bubble-kiosk (run make install DESTDIR=$stage PREFIX=/usr first)"
-upstream=$(cat "$repo/VERSION")
-version=$(dpkg-parsechangelog -l "$here/debian/changelog" -S Version)
-case "$version" in
-    "$upstream"-*) ;;
-    *) die "packaging/debian/changelog is at $version, VERSION says $upstream: add a changelog entry" ;;
-esac
-maintainer=$(dpkg-parsechangelog -l "$here/debian/changelog" -S Maintainer)
-doc=$stage/usr/share/doc/bubble-kiosk
+version=$(deb_version)
 
 # --- documentation that Debian policy asks for ---------------------------------------------
-install -d "$doc"
-install -m 644 "$here/debian/copyright" "$doc/copyright"
-gzip -9n < "$here/debian/changelog" > "$doc/changelog.Debian.gz"
-chmod 644 "$doc/changelog.Debian.gz"
-install -D -m 644 "$here/debian/lintian-overrides" "$stage/usr/share/lintian/overrides/bubble-kiosk"
+deb_docs "$stage" bubble-kiosk "$here/debian/lintian-overrides"
 
 # --- Depends: computed from the binary's NEEDED libraries ---------------------------------
 # dpkg-shlibdeps wants a source tree with debian/control; a throwaway one under build/ (inside
@@ -59,22 +50,13 @@ depends=${shlibs#shlibs:Depends=}
 depends="$depends, fonts-dejavu-core"
 
 # --- DEBIAN/: control, conffiles, maintainer scripts ----------------------------------------
-install -d -m 755 "$stage/DEBIAN"
-size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
-    -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$depends|" "$here/debian/control.in" > "$stage/DEBIAN/control"
+deb_control "$stage" "$here/debian/control.in" "s|@ARCH@|$arch|" "s|@DEPENDS@|$depends|"
 # The config is the administrator's: dpkg keeps an edited one on upgrade and asks.
 ( cd "$stage" && find etc -type f | sed 's|^|/|' | sort ) > "$stage/DEBIAN/conffiles"
 grep -qx /etc/bubble-kiosk/kiosk.conf "$stage/DEBIAN/conffiles" || die "no /etc/bubble-kiosk/kiosk.conf in $stage"
-# Checksums of everything but the conffiles (dpkg tracks those itself), for debsums.
-( cd "$stage" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' | sort -z \
-    | xargs -0 md5sum ) > "$stage/DEBIAN/md5sums"
+chmod 644 "$stage/DEBIAN/conffiles"
 for script in postinst prerm postrm; do
     install -m 755 "$here/debian/$script" "$stage/DEBIAN/$script"
 done
-chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/conffiles" "$stage/DEBIAN/md5sums"
 
-mkdir -p "$outdir"
-deb=$outdir/bubble-kiosk_${version}_$arch.deb
-dpkg-deb --build --root-owner-group -Zxz "$stage" "$deb" >&2
-echo "$deb"
+deb_build "$stage" "$outdir/bubble-kiosk_${version}_$arch.deb"

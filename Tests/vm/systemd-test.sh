@@ -85,8 +85,7 @@ eval "$paths"
 t_kernel=$(elapsed "$t0")
 # The package's own Depends go into the root (first of each alternative, versions dropped), so
 # dpkg -i checks them for real and a new dependency never meets a root cached without it.
-depends=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' \
-    | grep -v '^$' | paste -sd,)
+depends=$(deb_depends_names "$deb")
 # The Debian 12 package in a Debian 13 root: its bookworm names (libasound2) are only provided
 # there (by libasound2t64), which debootstrap cannot resolve but apt can: apt installs it below.
 [ ${#suite_args[@]} = 0 ] || depends=fonts-dejavu-core
