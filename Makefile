@@ -115,9 +115,13 @@ vm-test-hotplug: release
 
 # The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
 # booted under QEMU; the unit's restarts, watchdog, reload, state and config errors, MQTT from
-# inside the sandbox with the package's drop-in (a broker in the guest).
+# inside the sandbox with the package's drop-in (a broker in the guest); bubble-kiosk-lockdown
+# installed and a keyboard typing every key of the README's table; then keys-table.sh: four
+# boots without the lockdown that measure what those keys do.
 vm-test-systemd: deb
-	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb \
+		--lockdown build/bubble-kiosk-lockdown_$(VERSION)-*_all.deb
+	bash Tests/vm/keys-table.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # MQTT fleet control against a real broker: mosquitto started by the test on loopback ports
 # (plain, TLS with a test CA, a password file), the release binary on a virtual display, the

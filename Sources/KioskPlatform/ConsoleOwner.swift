@@ -13,6 +13,9 @@ public protocol ConsoleOwner: AnyObject {
     func acknowledgeRelease() -> Bool
     /// Confirms the switch back (before taking the display again).
     func acknowledgeAcquire()
+    /// Sets the keyboard mode again if another program changed it: systemd resets the VT (its
+    /// `TTYReset=`) for the unit's reload command as well, which turns the keyboard back on.
+    func keepKeyboard()
     /// Hands the VT back to the kernel's own switching and text mode. Idempotent.
     func restore()
 }

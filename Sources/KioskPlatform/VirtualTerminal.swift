@@ -36,7 +36,10 @@ public final class VirtualTerminal: ConsoleOwner {
     /// The keyboard mode set while the kiosk owns the VT (nil: left as found).
     public let keyboardMode: ConsoleKeyboardMode?
 
-    private let device: VTDevice
+    private var device: VTDevice
+    /// Opens the VT again by its path: systemd hangs the VT up (`TTYVHangup=`) for the unit's
+    /// reload command too, after which every descriptor open on it fails with EIO.
+    private let reopen: () throws -> VTDevice
     private let saved: (display: Int32, keyboard: ConsoleKeyboardMode, switching: vt_mode)
     private var restored = false
     private let log: Logger
@@ -60,13 +63,16 @@ public final class VirtualTerminal: ConsoleOwner {
         let name = "/dev/tty\(number)"
         // Closed again if taking the VT fails.
         let device = ConsoleDevice(try FileDescriptor.duplicate(fd, context: name), name: name)
-        return try VirtualTerminal(device, number: number, keyboard: keyboard, log: log)
+        let reopen = { ConsoleDevice(try FileDescriptor.open(name, O_RDWR | O_NOCTTY | O_CLOEXEC), name: name) as VTDevice }
+        return try VirtualTerminal(device, reopen: reopen, number: number, keyboard: keyboard, log: log)
     }
 
-    /// Takes the VT behind `device` (tests hand in a fake one).
-    init(_ device: VTDevice, number: Int, keyboard: ConsoleKeyboardPolicy, log: Logger) throws {
+    /// Takes the VT behind `device` (tests hand in a fake one); `reopen` opens it again after a hangup.
+    init(_ device: VTDevice, reopen: @escaping () throws -> VTDevice, number: Int, keyboard: ConsoleKeyboardPolicy,
+         log: Logger) throws {
         self.log = log
         self.device = device
+        self.reopen = reopen
         let name = "/dev/tty\(number)"
         let display = try device.displayMode()
         let switching = try device.switchMode()
@@ -81,7 +87,7 @@ public final class VirtualTerminal: ConsoleOwner {
             try device.setDisplayMode(CLinux_KD_GRAPHICS)
         } catch {
             // Leave the VT as it was: a kiosk without its VT still runs.
-            Self.giveBack(switching, on: device, log: log)
+            do { try device.setSwitchMode(Self.automatic(switching)) } catch { log(.error, "\(error)") }
             throw error
         }
         var keyboardMode = keyboard.whileOwned(found: foundKeyboard)
@@ -131,7 +137,7 @@ public final class VirtualTerminal: ConsoleOwner {
     public func acknowledgeRelease() -> Bool {
         guard !restored else { return true }
         do {
-            try device.releaseDisplay(1)
+            try onDevice { try $0.releaseDisplay(1) }
             return true
         } catch let error as SystemError where error.errno == EINVAL {
             isActive = true
@@ -145,7 +151,21 @@ public final class VirtualTerminal: ConsoleOwner {
     /// Acknowledges that the VT is ours again (VT_RELDISP VT_ACKACQ).
     public func acknowledgeAcquire() {
         guard !restored else { return }
-        do { try device.releaseDisplay(CLinux_VT_ACKACQ) } catch { log(.error, "\(error)") }
+        do { try onDevice { try $0.releaseDisplay(CLinux_VT_ACKACQ) } } catch { log(.error, "\(error)") }
+    }
+
+    /// Sets the keyboard mode the kiosk chose again when the VT's is another now (K_UNICODE
+    /// after a reload's `TTYReset=`); one line says so.
+    public func keepKeyboard() {
+        guard !restored, let wanted = keyboardMode else { return }
+        do {
+            let found = try onDevice { try $0.keyboardMode() }
+            guard found != wanted else { return }
+            try onDevice { try $0.setKeyboardMode(wanted) }
+            log(.info, "\(name): the keyboard mode was reset to \(found.kernelName) by another program; \(wanted.kernelName) again")
+        } catch {
+            log(.error, "\(error): the keyboard stays as it is")
+        }
     }
 
     /// Gives the VT back: text mode, the keyboard, automatic switching. A KD_GRAPHICS or a deaf
@@ -156,23 +176,34 @@ public final class VirtualTerminal: ConsoleOwner {
         guard !restored else { return }
         restored = true
         let display = saved.display == CLinux_KD_GRAPHICS ? CLinux_KD_TEXT : saved.display
-        do { try device.setDisplayMode(display) } catch { log(.error, "\(error)") }
+        do { try onDevice { try $0.setDisplayMode(display) } } catch { log(.error, "\(error)") }
         if keyboardMode != nil || saved.keyboard.isDeaf {
             do {
-                try device.setKeyboardMode(ConsoleKeyboardPolicy.atExit(found: saved.keyboard))
+                try onDevice { try $0.setKeyboardMode(ConsoleKeyboardPolicy.atExit(found: saved.keyboard)) }
             } catch {
                 log(.error, "\(error)")
             }
         }
-        Self.giveBack(saved.switching, on: device, log: log)
+        do { try onDevice { try $0.setSwitchMode(Self.automatic(saved.switching)) } } catch { log(.error, "\(error)") }
+    }
+
+    /// `body` on the VT's descriptor; once more on a fresh one when the VT was hung up (EIO).
+    private func onDevice<T>(_ body: (VTDevice) throws -> T) throws -> T {
+        do {
+            return try body(device)
+        } catch let error as SystemError where error.errno == EIO {
+            device = try reopen()
+            log(.info, "\(name): hung up (systemd's TTYVHangup= for the unit's reload command, say); opened again")
+            return try body(device)
+        }
     }
 
     /// Automatic switching again: the saved mode may name another program's VT_PROCESS signals.
-    private static func giveBack(_ saved: vt_mode, on device: VTDevice, log: Logger) {
+    private static func automatic(_ saved: vt_mode) -> vt_mode {
         var mode = saved
         mode.mode = CChar(CLinux_VT_AUTO)
         mode.relsig = 0
         mode.acqsig = 0
-        do { try device.setSwitchMode(mode) } catch { log(.error, "\(error)") }
+        return mode
     }
 }

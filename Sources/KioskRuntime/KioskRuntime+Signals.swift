@@ -25,6 +25,8 @@ extension KioskRuntime {
 
     /// Reads the configuration again; a file with errors keeps every running setting.
     public func reload() {
+        // The unit's reload command ran with its TTYReset=, which turned the keyboard back on.
+        stage.console?.keepKeyboard()
         // systemd compares the stamp with its own monotonic clock: the real one, not the loop's.
         reporter.service.reloading(monotonicUS: EventLoop.now().microseconds)
         defer { reporter.service.reloaded(status: serviceStatus) }

@@ -15,11 +15,21 @@ final class FakeVT: VTDevice {
     var switchPending = false
     /// Calls named here fail with EPERM (`KDSKBMODE`...).
     var refused: Set<String> = []
+    /// Hung up (vhangup): every call on the old descriptor fails with EIO until `reopen`.
+    var hungUp = false
     private(set) var calls: [String] = []
 
     private func call(_ name: String, _ detail: String) throws {
         calls.append("\(name) \(detail)")
+        if hungUp { throw SystemError(name, "/dev/tty1", errno: EIO) }
         if refused.contains(name) { throw SystemError(name, "/dev/tty1", errno: EPERM) }
+    }
+
+    /// A fresh descriptor on the same VT.
+    func reopen() -> VTDevice {
+        calls.append("open")
+        hungUp = false
+        return self
     }
 
     func displayMode() throws -> Int32 { display }
@@ -27,7 +37,10 @@ final class FakeVT: VTDevice {
         try call("KDSETMODE", mode == CLinux_KD_GRAPHICS ? "graphics" : "text")
         display = mode
     }
-    func keyboardMode() throws -> ConsoleKeyboardMode { keyboard }
+    func keyboardMode() throws -> ConsoleKeyboardMode {
+        try call("KDGKBMODE", "read")
+        return keyboard
+    }
     func setKeyboardMode(_ mode: ConsoleKeyboardMode) throws {
         try call("KDSKBMODE", "\(mode)")
         keyboard = mode
@@ -66,7 +79,7 @@ struct ConsoleKeyboardTests {
     @Test func theKeyboardIsOffWhileTheKioskOwnsItsVTAndBackAtExit() throws {
         let vt = FakeVT()
         let log = LoggedLines()
-        let terminal = try VirtualTerminal(vt, number: 1, keyboard: locked, log: log.logger)
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: log.logger)
         #expect(vt.keyboard == .off)
         #expect(vt.display == CLinux_KD_GRAPHICS)
         #expect(Int32(vt.switching.mode) == CLinux_VT_PROCESS)
@@ -82,21 +95,59 @@ struct ConsoleKeyboardTests {
 
     @Test func aSwitchAwayAndBackLeavesTheKeyboardOff() throws {
         let vt = FakeVT()
-        let terminal = try VirtualTerminal(vt, number: 1, keyboard: locked, log: .discard)
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: .discard)
         vt.requestSwitchAway()
         #expect(terminal.handleSwitchSignal() == .release)
         #expect(terminal.acknowledgeRelease())
         #expect(terminal.handleSwitchSignal() == .acquire)
         terminal.acknowledgeAcquire()
         #expect(vt.keyboard == .off)
-        #expect(vt.calls == ["VT_SETMODE process", "KDSETMODE graphics", "KDSKBMODE off", "VT_RELDISP release", "VT_RELDISP ackacq"])
+        #expect(vt.calls == ["KDGKBMODE read", "VT_SETMODE process", "KDSETMODE graphics", "KDSKBMODE off", "VT_RELDISP release", "VT_RELDISP ackacq"])
+    }
+
+    /// systemd's TTYReset= for the unit's reload command turns the keyboard back on; the kiosk
+    /// turns it off again when it reloads.
+    @Test func aKeyboardSomeoneElseResetIsTurnedOffAgain() throws {
+        let vt = FakeVT()
+        let log = LoggedLines()
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: log.logger)
+        terminal.keepKeyboard()
+        #expect(vt.calls.filter { $0.hasPrefix("KDSKBMODE") } == ["KDSKBMODE off"], "nothing changed: nothing set")
+        vt.keyboard = .unicode
+        terminal.keepKeyboard()
+        #expect(vt.keyboard == .off)
+        #expect(log.all.last == "/dev/tty1: the keyboard mode was reset to K_UNICODE by another program; K_OFF again")
+        let allowedVT = FakeVT()
+        let allowedTerminal = try VirtualTerminal(allowedVT, reopen: allowedVT.reopen, number: 1, keyboard: allowed, log: .discard)
+        allowedVT.keyboard = .translated
+        allowedTerminal.keepKeyboard()
+        #expect(allowedVT.keyboard == .translated, "allowed switching keeps no mode of its own")
+    }
+
+    /// systemd's reload command also hangs the VT up (TTYVHangup=) and resets it: the kiosk opens
+    /// it again, turns the keyboard off again, and a switch away after it still goes ahead.
+    @Test func aHungUpVTIsOpenedAgain() throws {
+        let vt = FakeVT()
+        let log = LoggedLines()
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: log.logger)
+        vt.hungUp = true
+        vt.keyboard = .unicode
+        terminal.keepKeyboard()
+        #expect(vt.keyboard == .off)
+        #expect(log.all.suffix(2) == ["/dev/tty1: hung up (systemd's TTYVHangup= for the unit's reload command, say); opened again",
+                                      "/dev/tty1: the keyboard mode was reset to K_UNICODE by another program; K_OFF again"])
+        vt.hungUp = true
+        vt.requestSwitchAway()
+        #expect(terminal.handleSwitchSignal() == .release)
+        #expect(terminal.acknowledgeRelease())
+        #expect(!vt.switchPending)
     }
 
     @Test func allowedSwitchingLeavesTheKeyboardAlone() throws {
         let vt = FakeVT()
         vt.keyboard = .translated
         let log = LoggedLines()
-        let terminal = try VirtualTerminal(vt, number: 1, keyboard: allowed, log: log.logger)
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: allowed, log: log.logger)
         #expect(terminal.keyboardMode == nil)
         #expect(log.all == ["/dev/tty1: keys may switch VTs and reach the console ([kiosk] allow_vt_switch = true)"])
         terminal.restore()
@@ -115,7 +166,7 @@ struct ConsoleKeyboardTests {
         vt.switching.mode = CChar(CLinux_VT_PROCESS)
         vt.switching.relsig = 34
         vt.requestSwitchAway()
-        let terminal = try VirtualTerminal(vt, number: 1, keyboard: locked, log: .discard)
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: .discard)
         #expect(!vt.calls.contains { $0.hasPrefix("KDSKBMODE") }, "already off: nothing to set")
         #expect(terminal.handleSwitchSignal() == .release)
         #expect(terminal.acknowledgeRelease(), "the crashed kiosk's pending switch goes ahead")
@@ -132,7 +183,7 @@ struct ConsoleKeyboardTests {
         let vt = FakeVT()
         vt.keyboard = .off
         vt.active = 2
-        let terminal = try VirtualTerminal(vt, number: 1, keyboard: allowed, log: .discard)
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: allowed, log: .discard)
         #expect(!terminal.isActive)
         #expect(vt.keyboard == .unicode)
         #expect(terminal.keyboardMode == .unicode)
@@ -144,7 +195,7 @@ struct ConsoleKeyboardTests {
         let vt = FakeVT()
         vt.refused = ["KDSKBMODE"]
         let log = LoggedLines()
-        let terminal = try VirtualTerminal(vt, number: 1, keyboard: locked, log: log.logger)
+        let terminal = try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: log.logger)
         #expect(terminal.keyboardMode == nil)
         #expect(vt.display == CLinux_KD_GRAPHICS, "the VT is still the kiosk's")
         #expect(log.all == ["/dev/tty1: Operation not permitted (KDSKBMODE, errno 1): the keyboard stays as it was; keys may switch VTs"])
@@ -155,7 +206,7 @@ struct ConsoleKeyboardTests {
     @Test func aVTThatRefusesGraphicsIsGivenBackAsItWas() throws {
         let vt = FakeVT()
         vt.refused = ["KDSETMODE"]
-        #expect(throws: SystemError.self) { try VirtualTerminal(vt, number: 1, keyboard: locked, log: .discard) }
+        #expect(throws: SystemError.self) { try VirtualTerminal(vt, reopen: vt.reopen, number: 1, keyboard: locked, log: .discard) }
         #expect(Int32(vt.switching.mode) == CLinux_VT_AUTO)
         #expect(vt.keyboard == .unicode, "the keyboard is not touched before the VT is ours")
     }

@@ -160,6 +160,7 @@ final class FakeConsole: ConsoleOwner {
         return switchPending
     }
     func acknowledgeAcquire() { calls.append("acquire") }
+    func keepKeyboard() { calls.append("keep keyboard") }
     func restore() { calls.append("restore") }
 }
 

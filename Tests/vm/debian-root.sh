@@ -26,8 +26,10 @@ SUITE=bookworm
 [ -z "$suite" ] || SUITE=$suite
 # What the boot test needs besides minbase: systemd as PID 1 with udev (it loads bochs-drm for
 # the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
-# libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput.
-PACKAGES=systemd,systemd-sysv,udev,kmod,procps,libdrm2,libevdev2,libcairo2,libmosquitto1,fonts-dejavu-core,evemu-tools
+# libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput, and dbus,
+# without which logind does not run (and Debian's getty-static.service starts login prompts on
+# tty2-tty6 instead): a kiosk's Power and Sleep keys and VT logins are logind's.
+PACKAGES=systemd,systemd-sysv,udev,kmod,procps,dbus,libdrm2,libevdev2,libcairo2,libmosquitto1,fonts-dejavu-core,evemu-tools
 # The Debian 12 amd64 boot test (the full one) also runs an MQTT broker in the guest and talks
 # to the kiosk through it with mosquitto_pub and mosquitto_sub.
 [ "$SUITE/$arch" = bookworm/amd64 ] && PACKAGES=$PACKAGES,mosquitto,mosquitto-clients

@@ -2,7 +2,7 @@
 # The Debian package on a real systemd: a small Debian root made with debootstrap (cached, see
 # debian-root.sh), the .deb installed into a copy of it with dpkg -i (its maintainer scripts
 # create the user and enable the unit), Debian's kernel modules added, then booted under QEMU
-# (-vga std: bochs-drm) with systemd as PID 1 from the initramfs. A oneshot unit runs the
+# (-vga std: bochs-drm) with systemd as PID 1 from the initramfs. A unit runs the
 # guest's checks (systemd/check.sh): the unit active after boot with the game on screen and no
 # getty on tty1, the user, groups and sandbox (DRM, input, tty1 and ALSA open, other devices
 # refused), touch input and a reload that keeps process and round, SIGUSR1 screenshots in the
@@ -34,7 +34,8 @@
 #                                 [--dropin FILE]... [--lockdown FILE] [--keys "KEY..."]
 #   --deb FILE      the package to test (default: `make deb`, build/bubble-kiosk_*_ARCH.deb)
 #   --lockdown FILE the lockdown package (default: build/bubble-kiosk-lockdown_*_all.deb)
-#   --keys "KEY..." a keys-only boot without the lockdown package (keys as in keyboard.sh)
+#   --keys "KEY..." a keys-only boot, without the lockdown package unless --lockdown names it
+#                   (keys as in keyboard.sh)
 #   --workdir DIR   the root, initramfs, serial.log and screendumps (default: /tmp/vm-systemd.*)
 #   --verbose       echo the guest's serial console while it runs, and every check's details
 #   --dropin FILE   also install FILE as a drop-in for bubble-kiosk.service in the guest
@@ -69,7 +70,7 @@ fi
 [ -f "$deb" ] || die "no package at '$deb'"
 # The lockdown package goes in with the kiosk's on the Debian 12 amd64 and arm64 boots.
 with_lockdown=0
-if [ -z "$keys" ] && [ -z "$suite" ]; then
+if [ -n "$lockdown" ] || { [ -z "$keys" ] && [ -z "$suite" ]; }; then
     with_lockdown=1
     [ -n "$lockdown" ] || lockdown=$(ls "$repo"/build/bubble-kiosk-lockdown_*_all.deb 2>/dev/null | head -n1)
     [ -f "$lockdown" ] || die "no lockdown package at '${lockdown:-build/bubble-kiosk-lockdown_*_all.deb}' (make deb)"
@@ -155,7 +156,7 @@ cp "$MODDIR"/modules.{order,builtin,builtin.modinfo} "$kmods/"
 chroot "$root" /sbin/depmod "$KVER"
 printf '%s\n' "${autoload[@]}" > "$root/etc/modules-load.d/vm-test.conf"
 
-# The checks: a oneshot unit wanted by multi-user.target, the touch device and a tap on Start.
+# The checks: a unit wanted by multi-user.target, the touch device and a tap on Start.
 install -D -m 755 "$VM_DIR/systemd/check.sh" "$root/usr/local/lib/vm-systemd/check.sh"
 install -m 644 "$VM_DIR/systemd/keyboard.sh" "$root/usr/local/lib/vm-systemd/keyboard.sh"
 # A USB keyboard as the kernel's console takes it: every key code from 1 to 255.
@@ -195,7 +196,7 @@ ln -sf /dev/null "$root/etc/systemd/system/serial-getty@$console.service"
 # a reload, the stop); the full set runs on the Debian 12 amd64 root.
 # The arm64 boot types the keyboard's keys too.
 if [ -n "$keys" ]; then
-    printf 'VM_CHECKS=keyboard\nVM_KEYS="%s"\nVM_LOCKED=0\n' "$keys" > "$root/usr/local/lib/vm-systemd/vm.env"
+    printf 'VM_CHECKS=keyboard\nVM_KEYS="%s"\nVM_LOCKED=%s\n' "$keys" $with_lockdown > "$root/usr/local/lib/vm-systemd/vm.env"
 elif [ $arch = arm64 ]; then
     echo 'VM_CHECKS=keyboard' > "$root/usr/local/lib/vm-systemd/vm.env"
 elif [ $debian13 = 1 ]; then

@@ -145,6 +145,7 @@ else
     boot_pid=$(main_pid)
     systemctl status --no-pager "$unit" | sed 's/^/       /' | head -n 20
 fi
+info "tty1's keyboard mode once the unit is active: $(kb_mode 2>&1)"
 ready_us=$(prop ActiveEnterTimestampMonotonic)
 if [ "${ready_us:-0}" != 0 ]; then
     info "first frame (READY=1, the unit became active) $(awk -v u="$ready_us" 'BEGIN { printf "%.2f", u / 1e6 }') s after kernel start"
@@ -158,6 +159,7 @@ start_us=$(prop ExecMainStartTimestampMonotonic)
 if [ "${ready_us:-0}" != 0 ] && [ "${start_us:-0}" != 0 ]; then
     info "the kiosk's share: unit start to $([ -n "$VM_SCREEN_OFF_AT_BOOT" ] && echo "READY=1 (no screen yet)" || echo "first frame") $(awk -v a="$start_us" -v b="$ready_us" 'BEGIN { printf "%.2f", (b - a) / 1e6 }') s (the unit started $(awk -v u="$start_us" 'BEGIN { printf "%.2f", u / 1e6 }') s after kernel start)"
 fi
+for i in $(seq 50); do [ "$(systemctl is-system-running)" != starting ] && break; sleep 0.2; done
 systemd-analyze critical-chain --no-pager "$unit" 2>&1 | sed 's/^/SYSD-INFO critical-chain| /'
 first_line=$(journalctl -u "$unit" -o short-monotonic --no-pager -q | grep -m1 'bubble-kiosk: display' || true)
 info "the kiosk's first display line: ${first_line:-none}"
@@ -274,6 +276,8 @@ check "the journal shows the reload line" wait_journal reload "reloaded the conf
 check "the reload kept the process" bash -c "[ \"\$(systemctl show -P MainPID $unit)\" = $pid ]"
 check "the unit is active after the reload" bash -c '[ "$(systemctl is-active '$unit')" = active ]'
 sleep 1
+# systemd's TTYReset= for the reload command turns tty1's keyboard on; the kiosk turns it off again.
+check "after the reload tty1's keyboard is off again (K_OFF)" bash -c 'm=$(kb_mode); echo "KDGKBMODE: $m"; [ "$m" = 4 ]'
 screendump after-reload || fail "screendump after-reload"
 info "StatusText after the reload: $(prop StatusText)"
 check "STATUS= still says playing after the reload" bash -c 'systemctl show -P StatusText '$unit' | grep -q playing'

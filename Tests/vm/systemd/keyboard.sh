@@ -35,16 +35,21 @@ type_key() {
 }
 front() { cat /sys/class/tty/tty0/active; }
 export -f front
-logins() { pgrep -a -x 'agetty|getty|login' | grep -v ttyS | tr '\n' ' '; }
+logins() { ps -C agetty,login -o pid=,tty=,args= | grep -v ttyS | tr -s ' \n' ' '; }
 suspends() { cat /sys/power/suspend_stats/success 2>/dev/null || echo 0; }
 # VT_ACTIVATE then VT_WAITACTIVE on /dev/tty0, as chvt does (kbd's chvt is not in the root).
-chvt_to() { perl -e 'open(my $t, "<", "/dev/tty0") or die "tty0: $!"; ioctl($t, 0x5606, $ARGV[0]) or die "VT_ACTIVATE: $!";
-    ioctl($t, 0x5607, $ARGV[0]) or die "VT_WAITACTIVE: $!"' "$1"; }
+# (A number, not the string: perl hands ioctl a string as a pointer.)
+chvt_to() { timeout 10 perl -e 'my $n = $ARGV[0] + 0; open(my $t, "<", "/dev/tty0") or die "tty0: $!";
+    ioctl($t, 0x5606, $n) or die "VT_ACTIVATE: $!"; ioctl($t, 0x5607, $n) or die "VT_WAITACTIVE: $!"' "$1"; }
 export -f chvt_to
 
 step keyboard
 info "lockdown: $(bubble-kiosk devices 2>/dev/null | grep '^lockdown:')"
 info "kernel.sysrq = $(cat /proc/sys/kernel/sysrq)"
+info "login prompts before the keyboard: $(ps -C agetty,login -o pid=,tty=,unit= | tr -s ' \n' ' ')"
+info "getty@tty2 wanted by: $(systemctl show -P WantedBy,RequiredBy,TriggeredBy getty@tty2.service | tr '\n' ' ') $(systemctl list-dependencies --reverse --plain --no-pager getty@tty2.service | tr -s ' \n' ' ')"
+journalctl -b --no-pager -q -o short-monotonic | grep -iE 'vconsole|getty@tty2|autovt' | head -n 8 | sed 's/^/SYSD-INFO boot journal| /'
+info "logind: $(systemd-analyze cat-config systemd/logind.conf 2>/dev/null | grep -E '^(NAutoVTs|ReserveVT)' | tr '\n' ' ')"
 kb_pid=$(main_pid)
 mark keyboard
 evemu-device "$files/keyboard.desc" > /run/keyboard.dev 2>&1 &
@@ -52,10 +57,11 @@ kb_dev=$!
 for i in $(seq 50); do grep -q '/dev/input/event' /run/keyboard.dev && break; sleep 0.1; done
 kbd=$(grep -oE '/dev/input/event[0-9]+' /run/keyboard.dev | head -n1)
 info "keyboard ${kbd:-missing}"
-check "a keyboard plugged in while the kiosk runs: it is not used for the game" \
-    bash -c "sleep 1; ! journalctl -u $unit -q -o cat | tail -n 20 | grep -qF 'using $kbd'"
+unused() { sleep 1; ! journal_has keyboard "using $kbd"; }
+check "a keyboard plugged in while the kiosk runs: it is not used for the game" unused
 check "devices lists it among the keyboards" bash -c "bubble-kiosk devices | grep '^keyboards' | grep -qF '$kbd'"
 screendump key-plugged || fail "screendump key-plugged"
+check "the kiosk's VT's keyboard is off (K_OFF) while it runs" bash -c 'm=$(kb_mode); echo "KDGKBMODE: $m"; [ "$m" = 4 ]'
 # The next suspend, if a key causes one, ends after 6 s (the RTC wakes the machine).
 for name in $VM_KEYS; do
     before=$(suspends)
@@ -78,7 +84,6 @@ for name in $VM_KEYS; do
 done
 
 if [ "$VM_KEYS" = "ctrl-alt-f2 ctrl-alt-f3 alt-f2 alt-right ctrl-alt-del sysrq-b sysrq-o sysrq-r power sleep text" ] && [ "$VM_LOCKED" = 1 ]; then
-    check "the kiosk's VT's keyboard is off (K_OFF) while it runs" bash -c '[ "$(kb_mode)" = 4 ]'
     # --- chvt from an administrator's shell still switches: the kiosk gives the display up and takes it back
     mark chvt
     check "chvt 2 from the serial console switches to tty2" bash -c 'true < /dev/tty2; chvt_to 2 && [ "$(front)" = tty2 ]'

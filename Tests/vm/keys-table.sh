@@ -1,0 +1,55 @@
+#!/bin/bash
+# What a visitor's keyboard does to a kiosk without the bubble-kiosk-lockdown package: the
+# README's table of keys, measured. Four boots of the Debian 12 package (systemd-test.sh
+# --keys): the keys the kiosk stops itself, Sleep, and Alt-SysRq-R with the Ctrl-Alt-F2 it
+# lets through in one; then one boot for each key that ends the machine (Alt-SysRq-B,
+# Alt-SysRq-O, Power). Prints "KEY: WHAT" for every key and checks each against what the
+# README says (EXPECTED below); with the package installed the full boot test shows every key
+# doing nothing.
+#
+# usage: Tests/vm/keys-table.sh [--deb FILE] [--verbose]
+#   --deb FILE   the package (default: `make deb`, build/bubble-kiosk_*_amd64.deb)
+# Ends with "vm-test-keys: N passed, M failed".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+deb= verbose=
+parse_args '--deb=deb --verbose:verbose=--verbose' "$@"
+repo=$(cd "$VM_DIR/../.." && pwd)
+if [ -z "$deb" ]; then
+    make -C "$repo" deb >&2
+    deb=$(ls "$repo"/build/bubble-kiosk_*_amd64.deb | head -n1)
+fi
+
+# The boots, and what each key does in them without the lockdown (the README's table).
+boots=("ctrl-alt-f2 ctrl-alt-f3 alt-f2 alt-right ctrl-alt-del text sleep sysrq-r ctrl-alt-f2" sysrq-b sysrq-o power)
+expected=(
+    "ctrl-alt-f2: nothing: the game stays"
+    "ctrl-alt-f3: nothing: the game stays"
+    "alt-f2: nothing: the game stays"
+    "alt-right: nothing: the game stays"
+    "ctrl-alt-del: nothing: the game stays"
+    "text: nothing: the game stays"
+    "sleep: suspends the machine"
+    "sysrq-r: nothing: the game stays"
+    "ctrl-alt-f2: switches to tty2, a login prompt"
+    "sysrq-b: reboots the machine at once"
+    "sysrq-o: powers the machine off at once"
+    "power: powers the machine off"
+)
+rows=()
+for keys in "${boots[@]}"; do
+    out=$(mktemp)
+    bash "$VM_DIR/systemd-test.sh" --deb "$deb" --keys "$keys" $verbose > "$out" 2>&1 || true
+    grep -E '^(ok|FAIL) ' "$out" || true
+    while IFS= read -r row; do rows+=("$row"); done < <(sed -n 's/^KEYS| //p' "$out")
+    grep -qE '^FAIL ' "$out" && { VM_FAILED=$((VM_FAILED + 1)); tail -n 30 "$out"; }
+    rm -f "$out"
+done
+echo "--- without bubble-kiosk-lockdown (the kiosk's own keyboard lock on)"
+for i in "${!expected[@]}"; do
+    got=${rows[$i]:-missing}
+    vm_check "${expected[$i]}" [ "$got" = "${expected[$i]}" ]
+    [ "$got" = "${expected[$i]}" ] || echo "       measured: $got"
+done
+vm_summary vm-test-keys
