@@ -32,6 +32,15 @@ final class ConsoleDevice: VTDevice {
         self.name = name
     }
 
+    /// The VT opened again after a hangup, and made the controlling terminal again: a hangup
+    /// takes that away from the whole session, and without it the kernel refuses VT_RELDISP and
+    /// KDSKBMODE (EPERM). systemd's unit made the kiosk its session's leader on that VT.
+    static func reacquire(_ name: String) throws -> ConsoleDevice {
+        let descriptor = try FileDescriptor.open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        try retryingInterrupts("TIOCSCTTY", name) { CLinux_tty_take_controlling(descriptor.rawValue) }
+        return ConsoleDevice(descriptor, name: name)
+    }
+
     func displayMode() throws -> Int32 {
         var mode: Int32 = 0
         try retryingInterrupts("KDGETMODE", name) { CLinux_kd_get_mode(fd, &mode) }

@@ -63,7 +63,7 @@ public final class VirtualTerminal: ConsoleOwner {
         let name = "/dev/tty\(number)"
         // Closed again if taking the VT fails.
         let device = ConsoleDevice(try FileDescriptor.duplicate(fd, context: name), name: name)
-        let reopen = { ConsoleDevice(try FileDescriptor.open(name, O_RDWR | O_NOCTTY | O_CLOEXEC), name: name) as VTDevice }
+        let reopen = { try ConsoleDevice.reacquire(name) as VTDevice }
         return try VirtualTerminal(device, reopen: reopen, number: number, keyboard: keyboard, log: log)
     }
 

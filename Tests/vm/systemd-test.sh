@@ -356,7 +356,7 @@ if [ -z "$suite" ]; then
     key_outcomes | sed 's/^/  /'
     vm_check "the keyboard typed all 11 keys" [ "$typed" = 11 ]
     vm_check "a keyboard plugged in changes nothing on screen" vm_dump key-plugged --expect graphics
-    for k in $(sed -n 's/^SYSD-KEYTYPED //p' "$VM_LOG"); do
+    for k in $(sed -n 's/^SYSD-KEYTYPED //p' "$VM_LOG" | tr -d '\r'); do
         vm_check "after $k: the game is on screen" vm_dump "key-$k" --expect graphics
     done
     if [ $debian13 = 0 ]; then

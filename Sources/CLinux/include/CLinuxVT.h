@@ -52,6 +52,10 @@ static inline int CLinux_kd_set_mode(int fd, int mode) { return ioctl(fd, KDSETM
 static inline int CLinux_kb_get_mode(int fd, int *mode) { return ioctl(fd, KDGKBMODE, mode); }
 static inline int CLinux_kb_set_mode(int fd, int mode) { return ioctl(fd, KDSKBMODE, (unsigned long)mode); }
 
+/// TIOCSCTTY: makes the tty behind `fd` the caller's controlling terminal again (the caller leads
+/// its session; a hangup took the terminal away). The VT ioctls that change modes need it.
+static inline int CLinux_tty_take_controlling(int fd) { return ioctl(fd, TIOCSCTTY, 0); }
+
 /// VT_GETMODE / VT_SETMODE on the VT behind `fd`.
 static inline int CLinux_vt_get_mode(int fd, struct vt_mode *mode) { return ioctl(fd, VT_GETMODE, mode); }
 static inline int CLinux_vt_set_mode(int fd, const struct vt_mode *mode) { return ioctl(fd, VT_SETMODE, mode); }

@@ -137,6 +137,16 @@ export -f prop main_pid kd_mode kb_mode vt_mode in_sandbox opens_rw opens_r
 
 step() { info "step $* at $(uptime_s) s"; }
 
+# plug DESC OUT: a uinput device made by evemu-device from DESC, left running in the background
+# (its output in OUT). Sets dev_pid and node (/dev/input/eventN, empty when none came).
+plug() {
+    local i
+    evemu-device "$1" > "$2" 2>&1 &
+    dev_pid=$!
+    for i in $(seq 50); do grep -q '/dev/input/event' "$2" && break; sleep 0.1; done
+    node=$(grep -oE '/dev/input/event[0-9]+' "$2" | head -n1)
+}
+
 # --- 1: after boot ----------------------------------------------------------------------------
 step boot
 if check "the unit is active after boot" wait_active 90; then
@@ -245,10 +255,7 @@ fi
 # --- 3: touch input, and a reload that keeps the round -------------------------------------------
 step input
 mark input
-evemu-device "$files/touch.desc" > /run/touch.dev 2>&1 &
-dev_pid=$!
-for i in $(seq 50); do grep -q '/dev/input/event' /run/touch.dev && break; sleep 0.1; done
-node=$(grep -oE '/dev/input/event[0-9]+' /run/touch.dev | head -n1)
+plug "$files/touch.desc" /run/touch.dev
 info "touchscreen ${node:-missing}"
 if [ -z "$node" ]; then
     info "evemu-device: $(tr '\n' ' ' < /run/touch.dev); $(ls -l /dev/uinput 2>&1); modules: $(lsmod | awk 'NR > 1 { print $1 }' | tr '\n' ' ')"
@@ -309,10 +316,7 @@ if wants restarts; then
     pid=$(main_pid)
     restarts0=$(prop NRestarts)
     mark reset
-    evemu-device "$files/touch.desc" > /run/touch-reset.dev 2>&1 &
-    dev_pid=$!
-    for i in $(seq 50); do grep -q '/dev/input/event' /run/touch-reset.dev && break; sleep 0.1; done
-    node=$(grep -oE '/dev/input/event[0-9]+' /run/touch-reset.dev | head -n1)
+    plug "$files/touch.desc" /run/touch-reset.dev
     if check "the kiosk uses the touchscreen for the reset" wait_journal reset "input: using $node" 10; then
         evemu-play "$node" < "$files/four-corners.events"
         check "the four-corner gesture logs the reset line" wait_journal reset "operator reset: four-corners gesture on device" 20

@@ -52,10 +52,8 @@ journalctl -b --no-pager -q -o short-monotonic | grep -iE 'vconsole|getty@tty2|a
 info "logind: $(systemd-analyze cat-config systemd/logind.conf 2>/dev/null | grep -E '^(NAutoVTs|ReserveVT)' | tr '\n' ' ')"
 kb_pid=$(main_pid)
 mark keyboard
-evemu-device "$files/keyboard.desc" > /run/keyboard.dev 2>&1 &
-kb_dev=$!
-for i in $(seq 50); do grep -q '/dev/input/event' /run/keyboard.dev && break; sleep 0.1; done
-kbd=$(grep -oE '/dev/input/event[0-9]+' /run/keyboard.dev | head -n1)
+plug "$files/keyboard.desc" /run/keyboard.dev
+kb_dev=$dev_pid kbd=$node
 info "keyboard ${kbd:-missing}"
 unused() { sleep 1; ! journal_has keyboard "using $kbd"; }
 check "a keyboard plugged in while the kiosk runs: it is not used for the game" unused
