@@ -6,7 +6,8 @@
 # suspended=0|N" for the host's table. VM_LOCKED=1 (the lockdown package is installed, or the
 # keys are ones the kiosk itself stops) makes these checks; otherwise the lines only report.
 # Then, when VM_KEYS is the whole list: chvt 2 and back, and [kiosk] allow_vt_switch = true.
-VM_KEYS=${VM_KEYS:-ctrl-alt-f2 ctrl-alt-f3 alt-f2 alt-right ctrl-alt-del sysrq-b sysrq-o sysrq-r power sleep text}
+all_keys="ctrl-alt-f2 ctrl-alt-f3 alt-f2 alt-right ctrl-alt-del sysrq-b sysrq-o sysrq-r power sleep text"
+VM_KEYS=${VM_KEYS:-$all_keys}
 VM_LOCKED=${VM_LOCKED:-1}
 
 key() { evemu-event "$kbd" --type EV_KEY --code "$1" --value "$2" --sync; }
@@ -81,7 +82,7 @@ for name in $VM_KEYS; do
     [ "$fg" = tty1 ] || chvt_to 1
 done
 
-if [ "$VM_KEYS" = "ctrl-alt-f2 ctrl-alt-f3 alt-f2 alt-right ctrl-alt-del sysrq-b sysrq-o sysrq-r power sleep text" ] && [ "$VM_LOCKED" = 1 ]; then
+if [ "$VM_KEYS" = "$all_keys" ] && [ "$VM_LOCKED" = 1 ]; then
     # --- chvt from an administrator's shell still switches: the kiosk gives the display up and takes it back
     mark chvt
     check "chvt 2 from the serial console switches to tty2" bash -c 'true < /dev/tty2; chvt_to 2 && [ "$(front)" = tty2 ]'
