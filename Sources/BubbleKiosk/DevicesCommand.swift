@@ -1,3 +1,4 @@
+import Glibc
 import KioskCore
 import KioskPlatform
 
@@ -9,7 +10,8 @@ struct DevicesCommand: KioskCommand {
         Lists DRM cards with their connectors (status, modes with the preferred one marked *,
         physical size and pixel density, the monitor from its EDID with the edid: name that
         picks it on any port, power state: DPMS on, standby, suspend or off), fbdev
-        framebuffers, input devices, the keyboards among them (they never reach the game),
+        framebuffers, HDMI-CEC adapters (addresses, screen, the TV's power), input devices,
+        the keyboards among them (they never reach the game),
         and whether the machine ignores the keys that leave a kiosk (the
         bubble-kiosk-lockdown package: SysRq, Ctrl-Alt-Del, logind). Works as an
         ordinary user; a device that cannot be opened says which group to join.
@@ -20,6 +22,7 @@ struct DevicesCommand: KioskCommand {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(echoed(parsed.positionals[0]))'") }
         var lines = drmLines()
         lines += fbdevLines()
+        lines += cecLines()
         lines += describeInputDevices()
         Console.out(lines.map { $0 + "\n" }.joined())
         return 0
@@ -104,6 +107,43 @@ struct DevicesCommand: KioskCommand {
             let monitor = monitorLine(EDID.read(try? FileSystem.readBytes(dir + "/edid")))
             return [line] + (monitor.map { [$0] } ?? [])
         }
+    }
+
+    /// HDMI-CEC adapters: their addresses, the screen each belongs to, and what the TV says of
+    /// its power (asked now, for a second at most).
+    static func cecLines() -> [String] {
+        let paths = CECAdapter.devicePaths()
+        var lines = ["HDMI-CEC adapters (/dev/cec*):"]
+        if paths.isEmpty { lines.append("    none ([display] cec has nothing to switch the TV with)") }
+        for path in paths {
+            let adapter: CECAdapter
+            do {
+                adapter = try CECAdapter(path: path, blocking: true)
+            } catch {
+                lines.append("  \(error)" + ((error as? SystemError)?.errno == EACCES ? " (join the group video)" : ""))
+                continue
+            }
+            let physical = (try? adapter.physicalAddress()) ?? .invalid
+            let claimed = try? adapter.claimed()
+            var line = "  \(path) (\(adapter.driver), \(adapter.name)): physical address \(physical)"
+            if physical == .invalid { line += " (no hotplug: the TV off, or no cable)" }
+            if let claimed, let first = claimed.addresses.first {
+                line += ", logical address \(first) (\(CECMessage.deviceName(first))) \"\(claimed.osdName)\""
+            } else {
+                line += ", no logical address claimed"
+            }
+            lines.append(line)
+            lines.append("      screen: " + (adapter.drmConnector.map { "\($0)" } ?? "not said by the driver (USB adapters, vivid)"))
+            let me = claimed?.addresses.first ?? 15
+            do {
+                let answer = try adapter.ask(.giveDevicePowerStatus(from: me), reply: CECOpcode.reportPowerStatus, timeout: .seconds(1))
+                let power = answer?.operands.first.flatMap(CECPowerStatus.init(rawValue:))
+                lines.append("      TV power: " + (power.map { "\($0)" } ?? "no answer"))
+            } catch {
+                lines.append("      TV power: cannot ask: \((error as? SystemError)?.reason ?? "\(error)")")
+            }
+        }
+        return lines
     }
 
     /// Legacy framebuffers, for `--display fbdev`.

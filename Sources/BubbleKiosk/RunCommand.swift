@@ -146,14 +146,14 @@ struct RunCommand: KioskCommand {
     /// The layers operators configure, each fed by the runtime's events and none of them on the
     /// frame path, in the order they hear them: sounds, fleet metrics (`[metrics] textfile`),
     /// `[hooks]`, high scores and play statistics (scores.db in the state directory, on a
-    /// writer thread), the backlight (`[display] backlight`, brightness, dimming, sleep), and
-    /// fleet control over MQTT (`[mqtt]`, whose volume and brightness commands the runtime hands
+    /// writer thread), the backlight (`[display] backlight`, brightness, dimming, sleep), the
+    /// TV's power over HDMI-CEC (`[display] cec`), and fleet control over MQTT (`[mqtt]`, whose volume and brightness commands the runtime hands
     /// to the sound and backlight layers). `bench` loads a kiosk with the same list.
     /// - Parameter soundsAtOnce: start the sound thread when attached rather than after the first
     ///   frame (the bench, which needs it ready before its round).
     static func operatorLayers(scoreDirectory: String, soundsAtOnce: Bool = false) -> [KioskLayer] {
         [SoundLayer(startAtOnce: soundsAtOnce), MetricsExporter(), HookLayer(), ScoreKeeper(directory: scoreDirectory),
-         BacklightLayer(), FleetLayer()]
+         BacklightLayer(), TVLayer(), FleetLayer()]
     }
 
     /// The VT on standard input, when the kiosk runs on a Linux console. The switch signal is

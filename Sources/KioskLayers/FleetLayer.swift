@@ -220,7 +220,7 @@ public final class FleetLayer: KioskLayer {
             roundsToday: roundsToday(kiosk, host), highScore: highScore,
             lastTouch: kiosk.activity.lastTouch.map { host.wallClock.wallTime(at: $0) },
             touchscreens: kiosk.liveFigures.touchscreens ?? 0,
-            version: KioskVersion.current, uptime: host.loop.now - kiosk.startTime)
+            version: KioskVersion.current, uptime: host.loop.now - kiosk.startTime, tv: kiosk.tv?.stateWord)
     }
 
     /// Rounds people started today: this process's, and those of earlier runs the score store

@@ -51,6 +51,9 @@ public enum KioskCommand: Equatable, Sendable {
     case volume(Double)
     /// The backlight's undimmed level 0-255 until the next reload (the backlight layer's).
     case brightness(Int)
+    /// The TV switched itself to standby (`on` false: the display sleeps for that reason) or
+    /// back on (a display asleep for that reason wakes); HDMI-CEC's layer says so.
+    case tvPower(on: Bool)
 }
 
 /// What a layer reads of the kiosk at any moment: a copy made when asked, never the runtime's
@@ -81,6 +84,8 @@ public struct KioskSnapshot {
     public var volume: Double?
     /// The backlight's level 0-255, from the backlight layer; nil without one it can set.
     public var brightness: Int?
+    /// The TV over HDMI-CEC, from the TV layer; nil without an adapter in use.
+    public var tv: TVStatus?
 
     public init(onScreen: OnScreen, asleep: Bool, game: KioskGame, activity: Activity, startTime: TimeStamp,
                 roundsByDay: DailyCount, bestAnnounced: Int, scoreBoard: ScoreBoard, touchHeatmap: TouchHeatmap,
@@ -105,6 +110,9 @@ public protocol LayerHost: AnyObject {
     /// The settings in force.
     var settings: Settings { get }
     var displayName: String { get }
+    /// The DRM card and connector of the main screen, where the display has one (which CEC
+    /// adapter is the screen's).
+    var displayConnector: DRMConnectorRef? { get }
     var inputName: String { get }
     /// The one wall clock (the system's, or a virtual one in tests).
     var wallClock: WallClock { get }

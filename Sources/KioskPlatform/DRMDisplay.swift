@@ -61,6 +61,10 @@ public final class DRMDisplay: Display {
         return watches
     }
     public var screenCount: Int { outputs.count }
+    public var mainConnector: DRMConnectorRef? {
+        guard let main = outputs.first, let card = Int(cardName.dropFirst(4)) else { return nil }
+        return DRMConnectorRef(card: card, connectorID: main.connector.id)
+    }
     /// Frames the main screen showed with a flip and with a mode set, and bytes copied into
     /// scanout buffers (all screens).
     public private(set) var flips = 0

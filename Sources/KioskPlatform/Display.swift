@@ -69,6 +69,8 @@ public protocol Display: AnyObject {
     func handleHotplug()
     /// Looks for screens again now (while waiting for one, in case an event was missed).
     func probeScreens()
+    /// The main screen's DRM card and connector (nil for displays without one, or no screen).
+    var mainConnector: DRMConnectorRef? { get }
 }
 
 extension Display {
@@ -95,6 +97,9 @@ extension Display {
     /// Displays without events of their own need no watching.
     public func watch(on loop: EventLoop) -> [LoopRegistration] { [] }
     public func probeScreens() {}
+
+    /// Displays without DRM connectors.
+    public var mainConnector: DRMConnectorRef? { nil }
 
     /// Displays of one size take no resize observer.
     public var onResize: (() -> Void)? {

@@ -22,6 +22,8 @@ public final class EventLoop {
         var id: Int
         var fd: Int32
         var name: String
+        /// What poll() waits for: POLLIN, with POLLPRI for devices that signal events that way (CEC).
+        var events: Int16
         var onReadable: () -> Void
     }
 
@@ -111,15 +113,17 @@ public final class EventLoop {
 
     /// Watches `descriptor` for input until the registration is cancelled or goes away. The loop
     /// only polls it: its owner keeps it open for as long as it keeps the registration.
-    public func register(_ descriptor: borrowing FileDescriptor, name: String,
+    /// `urgent`: also when it has urgent data (POLLPRI: a CEC adapter's state events).
+    public func register(_ descriptor: borrowing FileDescriptor, name: String, urgent: Bool = false,
                          onReadable: @escaping () -> Void) -> LoopRegistration {
-        register(number: descriptor.rawValue, name: name, onReadable: onReadable)
+        register(number: descriptor.rawValue, name: name, urgent: urgent, onReadable: onReadable)
     }
 
     /// The same for a descriptor a C library owns (libudev's monitor, libdrm's card).
-    func register(number fd: Int32, name: String, onReadable: @escaping () -> Void) -> LoopRegistration {
+    func register(number fd: Int32, name: String, urgent: Bool = false, onReadable: @escaping () -> Void) -> LoopRegistration {
         nextSourceID += 1
-        sources.append(Source(id: nextSourceID, fd: fd, name: name, onReadable: onReadable))
+        let events = Int16(POLLIN) | (urgent ? Int16(POLLPRI) : 0)
+        sources.append(Source(id: nextSourceID, fd: fd, name: name, events: events, onReadable: onReadable))
         return LoopRegistration(loop: self, id: nextSourceID)
     }
 
@@ -175,7 +179,7 @@ public final class EventLoop {
         while running {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)]
-            fds += sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            fds += sources.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
             // The timeout is worked out again after an interruption, so no deadline slips.
             try retryingInterrupts("poll", "event loop") { poll(&fds, nfds_t(fds.count), pollTimeoutMS()) }
             wakeups += 1
@@ -196,23 +200,29 @@ public final class EventLoop {
         precondition(clock === self.clock, "run(until:) advances the loop's own clock")
         running = true
         while running {
-            var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            if !fds.isEmpty && uninterrupted({ poll(&fds, nfds_t(fds.count), 0) }) < 0 {
-                // Only ENOMEM (or a bad list, a bug): handle no descriptor this time round.
-                log(.error, "\(SystemError("poll", "event loop"))")
-                for i in fds.indices { fds[i].revents = 0 }
-            }
             wakeups += 1
-            iterate(ready: ids(fds[...]))
+            iterate(ready: readyNow())
             guard running else { break }
             guard let next = nextDeadline, next <= end else {
                 clock.now = max(clock.now, end)
-                iterate(ready: [])
+                // What a timer's work made ready (a device's answer) is handled at the end too.
+                iterate(ready: readyNow())
                 break
             }
             clock.now = max(clock.now, next)
         }
         running = false
+    }
+
+    /// The sources ready now, polled without waiting (virtual time).
+    private func readyNow() -> [Int] {
+        var fds = sources.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
+        if !fds.isEmpty && uninterrupted({ poll(&fds, nfds_t(fds.count), 0) }) < 0 {
+            // Only ENOMEM (or a bad list, a bug): handle no descriptor this time round.
+            log(.error, "\(SystemError("poll", "event loop"))")
+            return []
+        }
+        return ids(fds[...])
     }
 
     /// One iteration without waiting: due timers, then `onIteration` (benchmarks).

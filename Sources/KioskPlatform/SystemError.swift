@@ -20,6 +20,9 @@ public struct SystemError: Error, CustomStringConvertible {
         "\(echoed(context, limit: 200)): \(reason)"
     }
 
+    /// The device behind the descriptor went away (unplugged, its driver unbound).
+    public var deviceGone: Bool { errno == ENODEV || errno == ENXIO }
+
     /// What went wrong without the context, for a line that names the file itself.
     public var reason: String { "\(String(cString: strerror(errno))) (\(call), errno \(errno))" }
 }

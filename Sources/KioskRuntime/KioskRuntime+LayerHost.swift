@@ -6,6 +6,7 @@ import KioskPlatform
 extension KioskRuntime {
     public var displayName: String { display.name }
     public var inputName: String { input.name }
+    public var displayConnector: DRMConnectorRef? { display.mainConnector }
 
     /// The high scores the start and round-over screens show (`KioskCommand.showScores`).
     public var scoreBoard: ScoreBoard { stage.scenes.scores }
@@ -15,6 +16,7 @@ extension KioskRuntime {
                               startTime: state.started, roundsByDay: state.roundsByDay, bestAnnounced: state.bestAnnounced,
                               scoreBoard: scoreBoard, touchHeatmap: touchTest.heatmap, liveFigures: liveFigures)
         layers.contribute(to: &s)
+        s.liveFigures.tvPowerOn = s.tv?.tvPower.map(\.isOn)
         return s
     }
 
@@ -53,6 +55,8 @@ extension KioskRuntime {
             stage.scenes.scores = board
         case .volume, .brightness:
             return layers.perform(command, by: who)
+        case .tvPower(let on):
+            followTV(on: on)
         }
         return true
     }

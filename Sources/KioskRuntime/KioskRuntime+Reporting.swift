@@ -18,7 +18,8 @@ extension KioskRuntime {
     }
 
     /// The `--status` line: what is drawn (`screen=`: the game's screen or the touch test, also
-    /// behind a blank display) and, while nothing can be drawn, why (`display_state=`).
+    /// behind a blank display), while nothing can be drawn, why (`display_state=`), and with an
+    /// HDMI-CEC adapter in use what the TV says of its power (`tv=`).
     public func statusLine(_ now: TimeStamp) -> String {
         let game = session.game
         let screen = OnScreen.statusName(game: game.screen, touchTestOpen: touchTest.isOpen)
@@ -29,6 +30,8 @@ extension KioskRuntime {
         var line = "t=\(t)s frames=\(frames) screen=\(screen) score=\(round?.score ?? 0) bubbles=\(live)/\(total) "
             + "input=\(echoed(input.name, limit: 200)) display=\(display.name) wakeups=\(loop.wakeups)"
         if let why = state.onScreen.displayStateName { line += " display_state=\(why)" }
+        // The TV over HDMI-CEC, when an adapter is in use: on, standby, unknown.
+        if let tv = snapshot.tv { line += " tv=\(tv.stateWord)" }
         return line
     }
 

@@ -26,10 +26,11 @@ extension KioskRuntime {
     /// longer wants it asleep (the schedule's end) and returns false: the iteration draws.
     func sleepingUpdate(_ now: TimeStamp) -> Bool {
         guard let reason = displaySleep.reason else { return false }
-        // Switched off from afar: only a touch or the command to switch on wake it.
+        // Switched off from afar, or with the TV: only a touch, the command to switch on (or
+        // the TV back on) wake it.
         let decision: (asleep: DisplaySleepPolicy.Reason?, recheck: TimeStamp?)
-        if reason == .remote {
-            decision = (.remote, nil)
+        if reason == .remote || reason == .tv {
+            decision = (reason, nil)
         } else {
             let d = decideSleep(now)
             decision = (d.asleep, d.recheck)
@@ -40,6 +41,7 @@ extension KioskRuntime {
             case .schedule(let range): why = "the schedule \(range) ended"
             case .idle: why = "no longer idle"
             case .remote: why = "switched on"
+            case .tv: why = "the TV is on again"
             }
             wake(at: now, why: why)
             return false
@@ -97,6 +99,20 @@ extension KioskRuntime {
         stage.presenter.repaintAll()
         notify(.displaySleep(asleep: false), at: now)
         reportStatus()
+    }
+
+    /// The TV went to standby by itself (`on` false): dark until a touch, the command to switch on
+    /// or the TV back on; an asleep display keeps its reason. The TV back on (`on`) wakes only a
+    /// display that sleeps because of it.
+    func followTV(on: Bool) {
+        let now = loop.now
+        if on {
+            if displaySleep.reason == .tv { wake(at: now, why: "the TV was switched on") }
+            return
+        }
+        guard !isAsleep else { return }
+        if touchTest.isOpen { closeTouchTest(at: now, reason: "the TV went to standby") }
+        fallAsleep(.tv, at: now, recheck: nil)
     }
 
     /// Off from afar: dark until a touch or the command to switch on (past any schedule's end).

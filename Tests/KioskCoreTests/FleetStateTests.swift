@@ -14,11 +14,15 @@ import Testing
         #expect(Self.state().json.text == """
             {"screen":"playing","mode":"timed","score":30,"display":"on","brightness":200,"volume":70,\
             "rounds_today":12,"high_score":540,"last_touch":"2026-12-02T04:07:01Z","touchscreens":1,\
-            "version":"1.4.0","uptime_s":100}
+            "version":"1.4.0","uptime_s":100,"tv":null}
             """)
         guard case .object(let pairs) = Self.state().json else { Issue.record("no object"); return }
         #expect(pairs.map(\.0) == ["screen", "mode", "score", "display", "brightness", "volume", "rounds_today",
-                                   "high_score", "last_touch", "touchscreens", "version", "uptime_s"])
+                                   "high_score", "last_touch", "touchscreens", "version", "uptime_s", "tv"])
+        // With an HDMI-CEC adapter: what the TV says of its power.
+        var tv = Self.state()
+        tv.tv = "standby"
+        #expect(tv.json.text.hasSuffix(#""uptime_s":100,"tv":"standby"}"#))
     }
 
     @Test func nullBrightnessAndNoTouchYet() {
@@ -45,7 +49,7 @@ import Testing
         s.brightness = -1
         s.volume = -1
         #expect(s.json.text.contains(#""brightness":0,"volume":0,"#))
-        #expect(s.json.text.hasSuffix(#""uptime_s":0}"#))
+        #expect(s.json.text.hasSuffix(#""uptime_s":0,"tv":null}"#))
     }
 
     @Test func utcTimeText() {

@@ -20,6 +20,7 @@
 
 #include "CLinuxFB.h"
 #include "CLinuxVT.h"
+#include "CLinuxCEC.h"
 
 /// Sets `count` 32-bit words to `value` with glibc's wmemset (wchar_t is 32 bits on Linux).
 static inline void CLinux_fill32(uint32_t *words, uint32_t value, size_t count) {

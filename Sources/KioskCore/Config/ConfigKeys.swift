@@ -20,6 +20,10 @@ extension ConfigSchema {
                   "Minutes without a touch before the backlight dims (before sleep_after_idle_min switches it off); 0 is never"),
         ConfigKey("display", "dim_brightness", .double(\.display.dimBrightness, 1...100),
                   "Dimmed backlight level in percent of its maximum; at least one step above black, at most brightness"),
+        ConfigKey("display", "cec", .text(\.display.cec, expects: CECChoice.expectation, check: CECChoice.problem),
+                  "The HDMI-CEC adapter that puts the TV to standby with the display's sleep and switches it on when it wakes; auto: the one of the kiosk's screen, else the only one; off: none"),
+        ConfigKey("display", "cec_name", .text(\.display.cecName, expects: CECName.expectation, check: CECName.problem),
+                  "The kiosk's name in the TV's list of sources (HDMI-CEC)"),
 
         ConfigKey("input", "grab", .bool(\.input.grab),
                   "Take touchscreens exclusively, so nothing else on the machine sees the touches"),

@@ -160,6 +160,10 @@ public struct DisplaySettings: Equatable, Sendable {
     public var dimAfterIdle = Duration.zero
     /// Dimmed level in percent of the maximum.
     public var dimBrightness = 20.0
+    /// The HDMI-CEC adapter that switches the TV (`CECChoice`'s words): auto, off, or a device.
+    public var cec = "auto"
+    /// What the TV calls the kiosk (its OSD name).
+    public var cecName = "bubble-kiosk"
 
     public init() {}
 }

@@ -30,10 +30,12 @@ public struct FleetState: Equatable, Sendable {
     public var version: String
     /// Since the kiosk started (whole seconds in the JSON).
     public var uptime: Duration
+    /// The TV over HDMI-CEC (`TVStatus.stateWord`: on, standby, unknown); nil without an adapter.
+    public var tv: String?
 
     public init(screen: Screen, mode: Round.Mode, score: Int, displayOn: Bool, brightness: Int?,
                 volume: Int, roundsToday: Int, highScore: Int, lastTouch: WallTime?, touchscreens: Int,
-                version: String, uptime: Duration) {
+                version: String, uptime: Duration, tv: String? = nil) {
         self.screen = screen
         self.mode = mode
         self.score = score
@@ -46,6 +48,7 @@ public struct FleetState: Equatable, Sendable {
         self.touchscreens = touchscreens
         self.version = version
         self.uptime = uptime
+        self.tv = tv
     }
 
     /// The object for `PREFIX/state`, keys in the contract's order; ranges clamped so a subscriber
@@ -64,6 +67,7 @@ public struct FleetState: Equatable, Sendable {
             ("touchscreens", .int(max(touchscreens, 0))),
             ("version", .string(version)),
             ("uptime_s", .int(max(Int(clamping: uptime.components.seconds), 0))),
+            ("tv", tv.map { .string($0) } ?? .null),
         ])
     }
 

@@ -80,6 +80,7 @@ extension DisplaySleepPolicy.Reason {
         case .idle: return "display asleep (idle)"
         case .schedule(let range): return "display asleep (schedule \(range))"
         case .remote: return "display asleep (remote)"
+        case .tv: return "display asleep (the TV went to standby)"
         }
     }
 }

@@ -82,6 +82,9 @@ public struct KioskMetrics: Sendable {
         public var displayAsleep: Bool
         /// The latest touch on a real touchscreen; nil when none since the start.
         public var lastTouch: WallTime?
+        /// The TV says it is on (true) or in standby (false) over HDMI-CEC; nil: no adapter in
+        /// use, or no answer.
+        public var tvPowerOn: Bool?
 
         public init(displayUp: Bool, screens: Int = 1, touchscreens: Int?, screen: KioskGame.Screen, frames: Int,
                     frameTimes: SampleRing, latencies: SampleRing, displayAsleep: Bool = false, lastTouch: WallTime? = nil) {
@@ -158,6 +161,11 @@ public struct KioskMetrics: Sendable {
                          help: "Times the display was switched off to sleep.",
                          [S([], Double(displaySleeps))]),
         ]
+        if let on = live.tvPowerOn {
+            result.append(MetricFamily("bubble_kiosk_tv_power_on", .gauge,
+                                       help: "1 while the TV says over HDMI-CEC that it is on, 0 while in standby; absent without a CEC adapter or an answer.",
+                                       [S([], on ? 1 : 0)]))
+        }
         if let n = live.touchscreens {
             result.append(MetricFamily("bubble_kiosk_touchscreens", .gauge,
                                        help: "Touchscreens in use.", [S([], Double(n))]))

@@ -14,6 +14,9 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
         /// An operator switched it off from afar (`PREFIX/display/set OFF`): until a touch or
         /// the command to switch it on. The policy never decides this; the runtime holds it.
         case remote
+        /// The TV went to standby by itself (its remote; HDMI-CEC): until a touch, the command
+        /// to switch on, or the TV back on. The policy never decides this either.
+        case tv
     }
 
     /// The answer: asleep (with why) or awake, and when the answer may change without input
