@@ -15,9 +15,10 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
 # mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
 # arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot);
-# python3-venv makes the Home Assistant test's virtual environment.
+# python3-venv makes the Home Assistant test's virtual environment; v4l-utils has cec-ctl and
+# cec-follower, the TV of the CEC test.
 DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
-                libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 \
+                libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
                 qemu-user-static qemu-system-arm python3-venv
@@ -58,7 +59,7 @@ ARM64_SCRATCH := .build-arm64
 ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 ARM64_STAGE   := build/deb-arm64/root
 
-.PHONY: all deps build release desktop test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-systemd package-test run bench bench-instructions \
+.PHONY: all deps build release desktop test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-cec vm-test-systemd package-test run bench bench-instructions \
         sounds install install-files uninstall deb deb-lockdown clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
@@ -97,8 +98,9 @@ unit-test: deps
 
 # The real kernel under QEMU: the harness itself, the DRM display, evdev input with hotplug,
 # the end-to-end game (DRM + evdev + all four rotations, VT switches, display sleep), screens
-# that come and go (forced off and on, two virtio-gpu heads mirrored), sound on snd-aloop. All use
-# the release binary; `make vm-test-sound` and `make vm-test-hotplug` run one test alone.
+# that come and go (forced off and on, two virtio-gpu heads mirrored), sound on snd-aloop, HDMI-CEC
+# with a TV on vivid's emulated adapters. All use the release binary; `make vm-test-sound`,
+# `make vm-test-hotplug` and `make vm-test-cec` run one test alone.
 vm-test: release
 	bash Tests/vm/selftest.sh
 	bash Tests/vm/display-test.sh --binary $(RELEASE_BIN)
@@ -106,12 +108,16 @@ vm-test: release
 	bash Tests/vm/input-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/e2e-test.sh --binary $(RELEASE_BIN)
 	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
+	bash Tests/vm/cec-test.sh --binary $(RELEASE_BIN)
 
 vm-test-sound: release
 	bash Tests/vm/sound-test.sh --binary $(RELEASE_BIN)
 
 vm-test-hotplug: release
 	bash Tests/vm/hotplug-test.sh --binary $(RELEASE_BIN)
+
+vm-test-cec: release
+	bash Tests/vm/cec-test.sh --binary $(RELEASE_BIN)
 
 # The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
 # booted under QEMU; the unit's restarts, watchdog, reload, state and config errors, MQTT from
