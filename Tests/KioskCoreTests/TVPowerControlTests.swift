@@ -83,6 +83,19 @@ import Testing
         #expect(!closed.due(at: t0 + .seconds(2)).send.contains(.imageViewOn(from: 4)))
     }
 
+    @Test func aSleepBeforeTheClaimFinishedSendsStandbyOnceItHas() {
+        var c = TVPowerControl(name: "bubble-kiosk")
+        c.started(awake: true, at: t0)
+        #expect(c.displayChanged(awake: false, at: t0).send.isEmpty)
+        #expect(c.adapterChanged(physical: address, logical: 4, at: t0 + .milliseconds(300)).send == [.standby(from: 4)])
+        #expect(c.adapterChanged(physical: address, logical: 4, at: t0 + .milliseconds(400)).send.isEmpty)
+        // Woken before the claim: nothing pending for standby any more.
+        var d = TVPowerControl(name: "bubble-kiosk")
+        _ = d.displayChanged(awake: false, at: t0)
+        _ = d.displayChanged(awake: true, at: t0 + .milliseconds(100))
+        #expect(d.adapterChanged(physical: address, logical: 4, at: t0 + .milliseconds(300)).send == [.activeSource(from: 4, address)])
+    }
+
     @Test func sleepSendsStandbyAndWakeImageViewOnThenActiveSource() {
         var c = claimed()
         _ = c.due(at: t0 + .seconds(1))
@@ -112,10 +125,11 @@ import Testing
         let on = c.displayChanged(awake: true, at: t0 + .seconds(30))
         #expect(on.send == [.imageViewOn(from: 15)], "Image View On anyway, from unregistered")
         #expect(on.lines.first?.1.contains("once the physical address is known") == true)
-        // Asleep again with no address: nothing can be said, and that is logged.
+        // Asleep again with no address: nothing can be said yet; Standby goes once there is one.
         var dark = c
         let off = dark.displayChanged(awake: false, at: t0 + .seconds(31))
-        #expect(off.send.isEmpty && off.lines.first?.1.contains("no Standby sent") == true)
+        #expect(off.send.isEmpty && off.lines.first?.1.contains("Standby once there is one") == true)
+        #expect(dark.adapterChanged(physical: address, logical: 4, at: t0 + .seconds(40)).send == [.standby(from: 4)])
         // The TV comes on, hotplug returns, the kernel claims again: Active Source now.
         let back = c.adapterChanged(physical: address, logical: 4, at: t0 + .seconds(33))
         #expect(back.send == [.activeSource(from: 4, address)])

@@ -57,6 +57,9 @@ public struct TVPowerControl: Sendable {
     public private(set) var isActiveSource = false
     /// Awake, but Active Source could not be said yet (no physical address): said once it is.
     private var activeSourcePending = false
+    /// Asleep, but Standby could not be sent (no logical address yet: the claim still going on
+    /// after a start, or the TV's hotplug down): sent once there is one.
+    private var standbyPending = false
     /// When the start's switch-on is due (after the first frame), nil once done or superseded.
     private var startDue: TimeStamp?
     private var nextPoll: TimeStamp?
@@ -88,6 +91,12 @@ public struct TVPowerControl: Sendable {
         logicalAddress = logical
         if claimedNow { nextPoll = now + .seconds(1) }
         if logical == nil || !physical.isValid { isActiveSource = false }
+        if standbyPending, !displayAwake, let me = logical {
+            standbyPending = false
+            out.send.append(.standby(from: me))
+            out.log(.info, "cec: the TV to standby (now that logical address \(me) is claimed)")
+            nextPoll = now + Self.afterCommand
+        }
         if activeSourcePending, displayAwake, physical.isValid, let me = logical {
             activeSourcePending = false
             isActiveSource = true
@@ -223,6 +232,7 @@ public struct TVPowerControl: Sendable {
     }
 
     private mutating func switchOn(_ out: inout Output, at now: TimeStamp) {
+        standbyPending = false
         // Image View On even without a physical address (a TV in standby often drops hotplug):
         // from "unregistered" when nothing is claimed.
         out.send.append(.imageViewOn(from: me))
@@ -242,7 +252,8 @@ public struct TVPowerControl: Sendable {
         activeSourcePending = false
         isActiveSource = false
         guard let me = logicalAddress else {
-            out.log(.info, "cec: no logical address (the TV's hotplug is down): no Standby sent")
+            standbyPending = true
+            out.log(.info, "cec: no logical address yet (claiming, or the TV's hotplug is down): Standby once there is one")
             return
         }
         out.send.append(.standby(from: me))
