@@ -123,8 +123,10 @@ sed 's/^/dpkg| /' "$work/dpkg.log" >&2
 # card, evdev for input devices and virtio_console by their aliases, modprobe@drm.service loads
 # drm, modules-load.d the rest. vgem makes a second DRM card that has no display engine, as the
 # Pi's v3d is: which of the two is card0 is up to the order they load in, as on the Pi.
+# cec (the CEC core, which modprobe@cec.service loads for the unit's char-cec rule) and vivid
+# (emulated HDMI with CEC adapters, which cec.sh loads mid-run) for the CEC checks.
 if [ $arch = amd64 ]; then
-    modules=(bochs evdev uinput snd-aloop) autoload=(uinput snd-aloop)
+    modules=(bochs evdev uinput snd-aloop cec vivid) autoload=(uinput snd-aloop)
     console=ttyS0
 else
     # evdev too: -M virt has no keyboard whose arrival would load it before the touchscreen's
@@ -159,6 +161,7 @@ printf '%s\n' "${autoload[@]}" > "$root/etc/modules-load.d/vm-test.conf"
 # The checks: a unit wanted by multi-user.target, the touch device and a tap on Start.
 install -D -m 755 "$VM_DIR/systemd/check.sh" "$root/usr/local/lib/vm-systemd/check.sh"
 install -m 644 "$VM_DIR/systemd/keyboard.sh" "$root/usr/local/lib/vm-systemd/keyboard.sh"
+install -m 644 "$VM_DIR/systemd/cec.sh" "$root/usr/local/lib/vm-systemd/cec.sh"
 # A USB keyboard as the kernel's console takes it: every key code from 1 to 255.
 { printf 'N: vm-keyboard\nI: 0003 0001 0001 0001\nP: 00 00 00 00 00 00 00 00\nB: 00 03 00 00 00 00 00 00 00\n'
   printf 'B: 01 fe ff ff ff ff ff ff ff\n'

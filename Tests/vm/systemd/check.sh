@@ -12,7 +12,7 @@
 # tap-pops where tap.events pops bubbles too),
 # and optionally vm.env, which the arm64 boot sets (its console is ttyAMA0, its screendump
 # answers come on a virtio console, and it runs the sections that matter on a board):
-#   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox restarts mqtt)
+#   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox restarts mqtt cec keyboard)
 #   VM_SCREEN_OFF_AT_BOOT=CONNECTOR: the machine booted with that connector forced off (the
 #   kernel's video=CONNECTOR:d); the boot section checks the kiosk waits, then switches it on.
 set -u
@@ -568,6 +568,9 @@ if wants mqtt; then
         systemctl stop vm-mosquitto
     fi
 fi
+
+# --- 6b: HDMI-CEC from inside the sandbox (cec.sh) -------------------------------------------------
+wants cec && . "$files/cec.sh"
 
 # --- 7: what survived, and the console after a stop ----------------------------------------------
 step survived
