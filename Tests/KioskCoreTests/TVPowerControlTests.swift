@@ -218,4 +218,36 @@ import Testing
         _ = c.adapterChanged(physical: .invalid, logical: nil, at: t)
         #expect(c.nextDeadline == nil, "no address: nothing to ask with, no wake-ups")
     }
+
+    /// Whatever the bus carries (any bytes, in any order, with power changes and adapter events
+    /// between), the control never traps, answers at most one frame per frame received, never
+    /// refuses a broadcast, and its clock only moves forward.
+    @Test func randomFramesNeverTrapOrFloodTheBus() {
+        var g = SeededGenerator(seed: 2029)
+        var c = claimed()
+        var now = t0
+        for _ in 0..<20_000 {
+            now = now + .milliseconds(Double(Int.random(in: 0...3000, using: &g)))
+            switch Int.random(in: 0..<20, using: &g) {
+            case 0: _ = c.displayChanged(awake: Bool.random(using: &g), fromTV: Bool.random(using: &g), at: now)
+            case 1: _ = c.adapterChanged(physical: Bool.random(using: &g) ? address : .invalid,
+                                         logical: Bool.random(using: &g) ? 4 : nil, at: now)
+            case 2: _ = c.due(at: now)
+            case 3: _ = c.transmitted(.standby(from: 4), [.acknowledged, .notAcknowledged, .failed("x")].randomElement(using: &g)!, at: now)
+            default:
+                let n = Int.random(in: 1...16, using: &g)
+                var bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
+                if Bool.random(using: &g), bytes.count > 1 {
+                    bytes[1] = [CECOpcode.standby, CECOpcode.activeSource, CECOpcode.setStreamPath, CECOpcode.reportPowerStatus,
+                                CECOpcode.giveDevicePowerStatus, CECOpcode.requestActiveSource].randomElement(using: &g)!
+                }
+                guard let m = CECMessage(bytes: bytes) else { continue }
+                let out = c.received(m, at: now)
+                #expect(out.send.count <= 1, "\(m) -> \(out.send)")
+                #expect(!(m.isBroadcast && out.send.contains { $0.opcode == CECOpcode.featureAbort }))
+                #expect(out.send.allSatisfy { $0.bytes.count <= CECMessage.maximumLength })
+            }
+            if let next = c.nextDeadline { #expect(next > t0) }
+        }
+    }
 }
