@@ -135,6 +135,10 @@ struct DevicesCommand: KioskCommand {
             lines.append(line)
             lines.append("      screen: " + (adapter.drmConnector.map { "\($0)" } ?? "not said by the driver (USB adapters, vivid)"))
             let me = claimed?.addresses.first ?? 15
+            if me == CECMessage.tv {
+                lines.append("      TV power: this adapter is the TV's own (logical address 0): nothing to ask")
+                continue
+            }
             do {
                 let answer = try adapter.ask(.giveDevicePowerStatus(from: me), reply: CECOpcode.reportPowerStatus, timeout: .seconds(1))
                 let power = answer?.operands.first.flatMap(CECPowerStatus.init(rawValue:))

@@ -194,6 +194,11 @@ vm_check_show "the TV goes on: it reports to-on" bus_in_order tap1 awake1 "$re_i
 vm_check "the TV's follower says it changed state to on, and took 1.0.0.0 as the active source" \
     vm_in_order TVF '^>>> Changing state to standby' '^>>> Changing state to on' '^>>> New active source: 1\.0\.0\.0'
 kiosk_check "awake: the status line shows the start screen, not asleep" awake_status awake1
+kiosk_check "bubble-kiosk devices: the kiosk's adapter with its addresses and OSD name" \
+    vm_has '^DEVA\|   /dev/cec1 \(vivid, vivid-000-vid-out0\): physical address 1\.0\.0\.0, logical address 4 \(Playback Device 1\) "bubble-kiosk"'
+kiosk_check "bubble-kiosk devices: the TV's power, asked through the kiosk's adapter, is on" vm_has '^DEVA\|       TV power: (on|turning-on)'
+kiosk_check "bubble-kiosk devices: the TV's own adapter is said to be the TV's, not asked" \
+    vm_has '^DEVA\|       TV power: this adapter is the TV'
 vm_check_show "asked by the TV, the OSD name is bubble-kiosk" answer osd-awake1 "$re_osd"
 vm_check_show "asked by the TV while awake, the power status is on" answer pwr-awake1 "${re_pwr}on \\(0x00\\)"
 

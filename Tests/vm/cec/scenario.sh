@@ -144,6 +144,12 @@ kiosk_bus_wait "Active Source 1.0.0.0" "$RE_AS" "$n_as" 5
 kiosk_bus_wait "the TV reporting to-on" "$RE_TV_TO_ON" "$n_on" 5
 mark awake1
 [ "$STANDIN" = 1 ] || status awake1
+# What `bubble-kiosk devices` says of the adapters while the kiosk holds one and the TV is on.
+if [ "$STANDIN" = 0 ]; then
+    sleep 1
+    bubble-kiosk devices > /tmp/devices-awake.log 2>&1
+    show DEVA /tmp/devices-awake.log
+fi
 ask osd-awake1 --give-osd-name
 ask pwr-awake1 --give-device-power-status
 
