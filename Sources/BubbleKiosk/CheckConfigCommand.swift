@@ -14,7 +14,8 @@ struct CheckConfigCommand: KioskCommand {
 
         Prints the effective settings as a config file on stdout and exits 0, or every error
         as FILE:LINE: message on stderr and exits 1. Unknown sections and keys, and keys set
-        twice in one file, are warnings on stderr.
+        twice in one file, are warnings on stderr. A comment at the top says when the display
+        next sleeps and wakes by [display] sleep_schedule, on this machine's clock and zone.
 
           --example   print an example config: every key commented out with its default
         """
@@ -44,12 +45,21 @@ struct CheckConfigCommand: KioskCommand {
         return 0
     }
 
-    /// A comment naming the sources, so a pasted copy still says where it came from.
+    /// A comment naming the sources, so a pasted copy still says where it came from, and when
+    /// the schedule next puts the display to sleep.
     private static func header(_ result: ConfigResult, explicitFile: String?) -> String {
+        let outlook = "# \(scheduleLine(result.settings))\n"
         if result.files.isEmpty {
             return "# Effective bubble-kiosk settings: built-in defaults (no config files in \(ConfigLoader.directory()))\n"
+                + outlook
         }
         let list = result.files.map { "#   \($0)\n" }.joined()
-        return "# Effective bubble-kiosk settings: built-in defaults, overridden by\n" + list
+        return "# Effective bubble-kiosk settings: built-in defaults, overridden by\n" + list + outlook
+    }
+
+    /// `display sleep by the schedule: next Mon 2026-12-07 22:00 CET until ...`, on the
+    /// machine's clock (`devices` prints it too).
+    static func scheduleLine(_ settings: Settings) -> String {
+        "display sleep by the schedule: " + settings.display.sleepSchedule.outlook(at: SystemWallClock.now(), clock: SystemWallClock())
     }
 }

@@ -13,7 +13,8 @@ struct DevicesCommand: KioskCommand {
         framebuffers, HDMI-CEC adapters (addresses, screen, the TV's power), input devices,
         the keyboards among them (they never reach the game),
         and whether the machine ignores the keys that leave a kiosk (the
-        bubble-kiosk-lockdown package: SysRq, Ctrl-Alt-Del, logind). Works as an
+        bubble-kiosk-lockdown package: SysRq, Ctrl-Alt-Del, logind), and when the
+        config's sleep_schedule next switches the display off and on. Works as an
         ordinary user; a device that cannot be opened says which group to join.
         """
 
@@ -24,6 +25,8 @@ struct DevicesCommand: KioskCommand {
         lines += fbdevLines()
         lines += cecLines()
         lines += describeInputDevices()
+        // The config's findings are check-config's to print; here only the schedule's outlook.
+        lines.append(CheckConfigCommand.scheduleLine(ConfigLoader.load(configPath: nil).settings))
         Console.out(lines.map { $0 + "\n" }.joined())
         return 0
     }

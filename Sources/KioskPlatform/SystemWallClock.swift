@@ -3,7 +3,7 @@ import Glibc
 import KioskCore
 
 /// The machine's wall clock and local calendar (TZ, /etc/localtime): `clock_gettime` for the
-/// wall time, `localtime_r` for the calendar, `mktime` for when a time of day next comes, so
+/// wall time, `localtime_r` for the calendar, `mktime` for when a day's time of day comes, so
 /// daylight-saving days are as long as the C library says. The offset between the real-time
 /// and monotonic clocks is read anew at each call, so a clock set meanwhile is followed from the
 /// next call on. It keeps no state: any thread may ask it.
@@ -42,21 +42,37 @@ public final class SystemWallClock: WallClock, Sendable {
                          zone: zone)
     }
 
-    public func next(minute: Int, after w: WallTime) -> WallTime {
-        var t = time_t(w.wholeUnixSeconds)
-        var today = tm()
-        localtime_r(&t, &today)
-        for day in 0...2 {
-            var want = today
-            want.tm_mday += Int32(day)
-            want.tm_hour = Int32(minute / 60)
-            want.tm_min = Int32(minute % 60)
-            want.tm_sec = 0
-            want.tm_isdst = -1
-            let at = mktime(&want)
-            if at != -1, WallTime(unixSeconds: Int64(at)) > w { return WallTime(unixSeconds: Int64(at)) }
+    public func wallTime(localDay day: Int, minute: Int) -> WallTime {
+        // Day `day` after 1970-01-01: mktime normalises the day of the month, and finds out
+        // whether daylight saving is in force then (tm_isdst -1).
+        var want = tm()
+        want.tm_year = 70
+        want.tm_mday = Int32(clamping: 1 + day + minute / 1440)
+        want.tm_hour = Int32(minute % 1440 / 60)
+        want.tm_min = Int32(minute % 60)
+        want.tm_isdst = -1
+        let t = mktime(&want)
+        let wanted = Int64(day) * 86_400 + Int64(minute) * 60
+        // mktime cannot say (no such time in this zone?): read the day as UTC.
+        guard t != -1 else { return WallTime(unixSeconds: wanted) }
+        let at = Int64(t)
+        guard shown(at) > wanted else { return WallTime(unixSeconds: at) }
+        // A time the clock skips: mktime moved it past the gap. The answer is the gap's end, the
+        // first second the clock shows that time or later (found within the three hours before).
+        var before = at - 3 * 3600, after = at
+        guard shown(before) < wanted else { return WallTime(unixSeconds: at) }
+        while after - before > 1 {
+            let middle = before + (after - before) / 2
+            if shown(middle) < wanted { before = middle } else { after = middle }
         }
-        // mktime cannot say (a time zone without that day?): look again in an hour.
-        return w + .seconds(3600)
+        return WallTime(unixSeconds: after)
+    }
+
+    /// What the local clock shows at Unix second `s`, as seconds since 1970-01-01 00:00 local.
+    private func shown(_ s: Int64) -> Int64 {
+        var t = time_t(s)
+        var civil = tm()
+        guard localtime_r(&t, &civil) != nil else { return s }
+        return s + Int64(civil.tm_gmtoff)
     }
 }

@@ -57,14 +57,16 @@ public final class DisplaySleep {
         return true
     }
 
-    /// Dark now: the screen switched off, the timer armed for the policy's next look.
-    func fallAsleep(_ why: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {
+    /// Dark now: the screen switched off, the timer armed for the policy's next look. The log
+    /// line says when the schedule wakes it (`Mon 07:00`), if it does.
+    func fallAsleep(_ why: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?,
+                    scheduledWake: SleepSchedule.Moment?) {
         reason = why
         asleepSince = now
         sleeps += 1
         switchPower(on: false)
         var until = "a touch"
-        if case .schedule(let range) = why { until += " or \(SleepSchedule.Range.clock(range.end))" }
+        if case .schedule = why, let scheduledWake { until += " or \(scheduledWake.weekdayAndTime)" }
         log(.info, "\(why.statusText): screen off, nothing drawn until \(until)")
         arm(recheck)
     }

@@ -38,7 +38,7 @@ extension KioskRuntime {
         guard let still = decision.asleep else {
             let why: String
             switch reason {
-            case .schedule(let range): why = "the schedule \(range) ended"
+            case .schedule(let clause): why = "the schedule \(clause) ended"
             case .idle: why = "no longer idle"
             case .remote: why = "switched on"
             case .tv: why = "the TV is on again"
@@ -82,7 +82,8 @@ extension KioskRuntime {
     }
 
     func fallAsleep(_ reason: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {
-        displaySleep.fallAsleep(reason, at: now, recheck: recheck)
+        let wake = DisplaySleepPolicy(settings).scheduledWake(at: now, clock: wallClock)
+        displaySleep.fallAsleep(reason, at: now, recheck: recheck, scheduledWake: wake)
         // The demo stops: nothing moves while nobody can see it.
         emit(session.sleep(at: now), at: now)
         stage.presenter.forgetInputInFlight()

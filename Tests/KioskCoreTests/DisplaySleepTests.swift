@@ -13,8 +13,8 @@ import Testing
 
     @Test func aRangeAcrossMidnight() throws {
         let s = try #require(parsed("22:00-07:00"))
-        #expect(s.ranges.count == 1)
-        let r = s.ranges[0]
+        #expect(s.clauses.count == 1 && s.clauses[0].days.isEmpty && s.clauses[0].ranges.count == 1)
+        let r = s.clauses[0].ranges[0]
         #expect(r.start == minute(22, 0) && r.end == minute(7, 0))
         #expect(r.contains(minute: minute(22, 0)))
         #expect(r.contains(minute: minute(23, 59)))
@@ -29,11 +29,14 @@ import Testing
     @Test func severalRangesWithSpacesAndShortHours() throws {
         let s = try #require(parsed(" 12:00 - 13:30 , 7:05-8:00,23:00-24:00 "))
         #expect(s.description == "12:00-13:30,07:05-08:00,23:00-24:00")
-        #expect(s.range(containing: minute(12, 45))?.description == "12:00-13:30")
-        #expect(s.range(containing: minute(7, 30))?.description == "07:05-08:00")
-        #expect(s.range(containing: minute(23, 59))?.description == "23:00-24:00")
-        #expect(s.range(containing: minute(13, 30)) == nil)
-        #expect(s.range(containing: 0) == nil)
+        // Every day: any day number gives the same answer.
+        for day in [0, 20_788, 20_793] {
+            #expect(s.clause(at: .init(day: day, minute: minute(12, 45)))?.description == s.description)
+            #expect(s.clause(at: .init(day: day, minute: minute(7, 30))) != nil)
+            #expect(s.clause(at: .init(day: day, minute: minute(23, 59))) != nil)
+            #expect(s.clause(at: .init(day: day, minute: minute(13, 30))) == nil)
+            #expect(s.clause(at: .init(day: day, minute: 0)) == nil)
+        }
         // What the config writes reads back the same.
         #expect(parsed(s.description) == s)
     }
@@ -55,7 +58,7 @@ import Testing
         let many = (0..<49).map { _ in "01:00-02:00" }.joined(separator: ",")
         #expect(parsed(many) == nil)
         let enough = (0..<48).map { _ in "01:00-02:00" }.joined(separator: ",")
-        #expect(parsed(enough)?.ranges.count == 48)
+        #expect(parsed(enough)?.clauses[0].ranges.count == 48)
     }
 
     /// Random bytes and mangled schedules never crash or hang the parser, and whatever it accepts
@@ -84,7 +87,7 @@ import Testing
             if let s = parsed(text) {
                 accepted += 1
                 #expect(parsed(s.description) == s, "\(text)")
-                for r in s.ranges {
+                for r in s.clauses.flatMap(\.ranges) {
                     #expect((0..<1440).contains(r.start) && (0...1440).contains(r.end) && r.start != r.end)
                 }
             }
@@ -99,25 +102,33 @@ import Testing
         let result = builder.finish()
         #expect(result.diagnostics == [])
         #expect(result.settings.display.sleepSchedule.description == "22:00-07:00,12:00-13:00")
+        builder = ConfigBuilder()
+        builder.add(text: "[display]\nsleep_schedule = Mon-Fri 22:00-07:00; Sat,Sun 18:00-10:00; Tue closed; 2026-12-25 closed\n",
+                    file: "k.conf")
+        let weekly = builder.finish()
+        #expect(weekly.diagnostics == [])
+        #expect(weekly.settings.display.sleepSchedule.clauses.count == 4)
         #expect(result.settings.display.sleepAfterIdle == .seconds(10 * 60))
     }
 
-    /// A bad value is one line naming the file, line and the (shortened) value; the kiosk goes
-    /// on with no schedule.
+    /// A bad value is one line naming the file, line and what is wrong, quoting the part
+    /// (shortened); the kiosk goes on with no schedule.
     @Test func aBadScheduleIsOneLineAndNoSleep() {
         var builder = ConfigBuilder()
         let long = String(repeating: "9", count: 500)
+        builder.add(text: "[display]\nsleep_schedule = Mon-Fri 22:00-07:00; Sat,Sun 18:00-10:00; Tue clsed\n", file: "t.conf")
         builder.add(text: "[display]\nsleep_schedule = 22:00-31:00\n", file: "k.conf")
         builder.add(text: "[display]\nsleep_schedule = \(long)\nsleep_after_idle_min = -3\n", file: "d.conf")
         let result = builder.finish()
-        #expect(result.diagnostics.count == 3)
-        let first = result.diagnostics[0].description
+        #expect(result.diagnostics.count == 4)
+        #expect(result.diagnostics[0].description == "t.conf:2: sleep_schedule: clause 3: 'Tue clsed': not HH:MM-HH:MM or closed")
+        let first = result.diagnostics[1].description
         #expect(first.hasPrefix("k.conf:2: sleep_schedule: "), "\(first)")
         #expect(first.contains("'22:00-31:00'"))
-        let second = result.diagnostics[1].description
+        let second = result.diagnostics[2].description
         #expect(second.hasPrefix("d.conf:2: sleep_schedule: "))
-        #expect(second.count < 300, "\(second)")
-        #expect(result.diagnostics[2].description.hasPrefix("d.conf:3: sleep_after_idle_min: "))
+        #expect(second.count < 150, "\(second)")
+        #expect(result.diagnostics[3].description.hasPrefix("d.conf:3: sleep_after_idle_min: "))
         #expect(result.settings.display.sleepSchedule == .none)
         #expect(result.settings.display.sleepAfterIdle == .seconds(0 * 60))
     }
@@ -164,7 +175,7 @@ import Testing
         #expect(d.recheck == at(minutes: 60))
         // 22:00: asleep until 07:00, looked at hourly meanwhile (a wall clock set later).
         d = policy.decide(facts(.playing(demo: true)), at: at(minutes: 60), clock: clock)
-        #expect(d.asleep == .schedule(schedule("22:00-07:00").ranges[0]))
+        #expect(d.asleep == .schedule(schedule("22:00-07:00").clauses[0]))
         #expect(d.recheck == at(minutes: 120))
         d = policy.decide(facts(), at: at(minutes: 9 * 60 + 30), clock: clock)  // 06:30
         #expect(d.asleep != nil)
@@ -226,7 +237,7 @@ import Testing
         #expect(d.recheck == at(minutes: 60))
         // 22:00: the reason is the schedule, until 07:00.
         d = policy.decide(facts(), at: at(minutes: 60), clock: clock)
-        #expect(d.asleep == .schedule(schedule("22:00-07:00").ranges[0]))
+        #expect(d.asleep == .schedule(schedule("22:00-07:00").clauses[0]))
         // 07:00 the schedule ends and the display woke: idle counts from that wake.
         d = policy.decide(facts(wake: at(minutes: 600)), at: at(minutes: 600), clock: clock)
         #expect(d.asleep == nil)
@@ -261,9 +272,13 @@ import Testing
         let clock = VirtualWallClock(showing: 23, 30, at: t0)
         #expect(clock.secondsSinceMidnight(at: t0) == 23 * 3600 + 1800)
         #expect(clock.secondsSinceMidnight(at: at(minutes: 45)) == 15 * 60)
-        #expect(clock.next(minute: 0, after: t0) == at(minutes: 30))
-        #expect(clock.next(minute: 1440, after: t0) == at(minutes: 30))
-        #expect(clock.next(minute: 23 * 60 + 30, after: t0) == at(minutes: 24 * 60))
-        #expect(clock.next(minute: 60, after: at(minutes: -600)) == at(minutes: 90))
+        let today = clock.local(at: t0).day
+        #expect(today.number == 20_788 && today.date == "2026-12-01")
+        let w = clock.wallTime(at: t0)
+        #expect(clock.wallTime(localDay: today.number, minute: 23 * 60 + 30) == w)
+        #expect(clock.wallTime(localDay: today.number, minute: 1440) == w + .seconds(30 * 60))
+        #expect(clock.wallTime(localDay: today.number + 1, minute: 0) == w + .seconds(30 * 60))
+        #expect(clock.wallTime(localDay: today.number - 1, minute: 60) == w - .seconds(46 * 3600 + 30 * 60))
+        #expect(clock.local(clock.wallTime(localDay: 20_794, minute: 7 * 60)).stamp == "2026-12-07 07:00:00 CET")
     }
 }

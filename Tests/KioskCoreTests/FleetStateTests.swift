@@ -66,7 +66,8 @@ import Testing
         #expect(ClockText.iso8601(unixSeconds: 1e300) == "9999-12-31T23:59:59Z")
     }
 
-    /// Day by day over four centuries the text's date advances by exactly one calendar day.
+    /// Day by day over four centuries the text's date advances by exactly one calendar day,
+    /// and each date reads back as its day count.
     @Test func consecutiveDaysAreConsecutiveDates() {
         var previous = ClockText.civil(daysSinceEpoch: -146_097)
         #expect(previous == (1570, 1, 1))
@@ -77,11 +78,23 @@ import Testing
             let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
             let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
             let expected = dd < monthDays[Int(m) - 1] ? (y, m, dd + 1) : m < 12 ? (y, m + 1, 1) : (y + 1, 1, 1)
-            if d != expected { wrong.append(day) }
+            if d != expected || ClockText.daysSinceEpoch(year: d.year, month: d.month, day: d.day) != day { wrong.append(day) }
             previous = d
         }
         #expect(wrong.isEmpty)
         #expect(previous == (2370, 1, 1))
+    }
+
+    /// Only dates the calendar has are day counts (a schedule's closed days).
+    @Test func datesThatAreNotInTheCalendarHaveNoDayCount() {
+        #expect(ClockText.daysSinceEpoch(year: 1970, month: 1, day: 1) == 0)
+        #expect(ClockText.daysSinceEpoch(year: 2026, month: 12, day: 25) == 20_812)
+        #expect(ClockText.daysSinceEpoch(year: 2028, month: 2, day: 29) != nil)
+        #expect(ClockText.daysSinceEpoch(year: 2000, month: 2, day: 29) != nil)
+        for (y, m, d) in [(2026, 2, 29), (2100, 2, 29), (2026, 4, 31), (2026, 0, 1), (2026, 13, 1), (2026, 1, 0),
+                          (2026, 1, 32), (Int64.max, 1, 1)] as [(Int64, Int64, Int64)] {
+            #expect(ClockText.daysSinceEpoch(year: y, month: m, day: d) == nil, "\(y)-\(m)-\(d)")
+        }
     }
 
     // MARK: pacing, on virtual time

@@ -41,7 +41,7 @@ import Testing
         #expect(notifier.texts.last == "STATUS=display asleep (schedule 22:00-07:00)")
         #expect(h.runtime.serviceStatus == "display asleep (schedule 22:00-07:00)")
         #expect(h.runtime.statusLine(h.now).hasSuffix(" display_state=asleep"))
-        #expect(h.logLines.contains("display asleep (schedule 22:00-07:00): screen off, nothing drawn until a touch or 07:00"))
+        #expect(h.logLines.contains("display asleep (schedule 22:00-07:00): screen off, nothing drawn until a touch or Wed 07:00"))
         // Three hours asleep: no frame, no session or animation timer; the loop wakes for the
         // hourly look at the clock only (plus the virtual loop's own first and last iteration).
         let frames = h.runtime.frames, presented = display.presented, wakeups = h.loop.wakeups
@@ -160,6 +160,37 @@ import Testing
         // They walk away: the idle return (45 s), then a minute after their last touch it sleeps.
         h.advance(ms: 61_000)
         #expect(h.runtime.isAsleep)
+    }
+
+    /// Opening hours by weekday over a simulated week, from Monday noon: asleep each weekday
+    /// night, the weekend closed through Monday's midnight (Sunday's night is Sunday's), and
+    /// each sleep's log line says when the schedule wakes it.
+    @Test func aWeekOfOpeningHours() throws {
+        let (h, display) = try harness(Self.settings(schedule: "Mon-Fri 22:00-07:00; Sat,Sun closed"), showing: 12, 0)
+        // Monday 2026-12-07 12:00.
+        let clock = VirtualWallClock(midnight: h.now - .seconds(12 * 3600), day: 20_794)
+        h.runtime.wallClock = clock
+        var changes: [String] = []
+        h.runtime.observe { e, t in
+            if case .displaySleep(let asleep) = e {
+                let m = SleepSchedule.Moment(clock.local(at: t))
+                changes.append("\(asleep ? "sleep" : "wake") \(m.weekdayAndTime)")
+            }
+        }
+        try h.run(ms: 100)
+        let wakeups = h.loop.wakeups
+        for _ in 0..<(7 * 24) { h.advance(ms: hours(1)) }
+        #expect(changes == ["sleep Mon 22:00", "wake Tue 07:00", "sleep Tue 22:00", "wake Wed 07:00", "sleep Wed 22:00",
+                            "wake Thu 07:00", "sleep Thu 22:00", "wake Fri 07:00", "sleep Fri 22:00", "wake Mon 00:00"])
+        #expect(h.runtime.isAsleep == false && display.isPoweredOn)
+        #expect(h.runtime.displaySleep.sleeps == 5)
+        let lines = h.logLines
+        #expect(lines.contains("display asleep (schedule Mon-Fri 22:00-07:00): screen off, nothing drawn until a touch or Tue 07:00"))
+        #expect(lines.contains("display asleep (schedule Mon-Fri 22:00-07:00): screen off, nothing drawn until a touch or Mon 00:00"))
+        // Saturday 07:00 Friday's night ends and the weekend holds: still dark, another reason.
+        #expect(lines.contains("display asleep (schedule Sat,Sun closed)"))
+        #expect(lines.contains { $0.hasPrefix("display awake (the schedule Sat,Sun closed ended) after 3000") })
+        #expect(h.loop.wakeups - wakeups < 7 * 24 * 3, "\(h.loop.wakeups - wakeups) wake-ups in a week")
     }
 
     /// SIGHUP applies a new schedule at once, and taking it away wakes the display.

@@ -22,5 +22,5 @@ public final class StoppedWallClock: WallClock {
 
     public func wallTime(at t: TimeStamp) -> WallTime { reading }
     public func local(_ w: WallTime) -> LocalTime { calendar.local(w) }
-    public func next(minute: Int, after w: WallTime) -> WallTime { calendar.next(minute: minute, after: w) }
+    public func wallTime(localDay day: Int, minute: Int) -> WallTime { calendar.wallTime(localDay: day, minute: minute) }
 }

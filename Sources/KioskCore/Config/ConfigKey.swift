@@ -37,7 +37,9 @@ public struct ConfigKey: Sendable {
         case .path: return "an absolute path or 'auto'"
         case .text(_, let expects, _): return expects
         case .commandLine: return "a program and its arguments, quoted as in sh but run without a shell, or nothing"
-        case .schedule: return "HH:MM-HH:MM ranges of local time separated by commas, or nothing"
+        case .schedule:
+            return "clauses separated by ';', each [DAYS] HH:MM-HH:MM[,HH:MM-HH:MM...] or DAYS closed, DAYS being "
+                + "weekdays, ranges of them (Mon-Fri) and dates (YYYY-MM-DD) separated by commas; or nothing"
         case .refused: return "nothing"
         }
     }
@@ -109,7 +111,8 @@ public struct ConfigKey: Sendable {
         case .schedule(let path):
             switch SleepSchedule.parse(text) {
             case .success(let schedule): settings[keyPath: path] = schedule
-            case .failure(let problem): return "\(problem) (expected \(expectation)), got '\(echoed(text))'"
+            // The problem quotes the part that is wrong; the whole value may be long.
+            case .failure(let problem): return problem.description
             }
         }
         return nil

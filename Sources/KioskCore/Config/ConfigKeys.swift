@@ -11,7 +11,7 @@ extension ConfigSchema {
         ConfigKey("display", "sleep_after_idle_min", .duration(\.display.sleepAfterIdle, .minutes, 0...10080),
                   "Minutes the start screen stays untouched before the display is switched off, with [attract] demo = false; 0 is never"),
         ConfigKey("display", "sleep_schedule", .schedule(\.display.sleepSchedule),
-                  "Local times the display is switched off, such as 22:00-07:00 (several ranges with commas); a touch wakes it; empty is never"),
+                  "Local times the display is switched off, every day (22:00-07:00, several ranges with commas) or by weekday and date (Mon-Fri 22:00-07:00; Sat,Sun closed; 2026-12-25 closed); a touch wakes it; empty is never"),
         ConfigKey("display", "backlight", .text(\.display.backlight, expects: BacklightChoice.expectation, check: BacklightChoice.problem),
                   "The panel's backlight (/sys/class/backlight) for brightness, dimming and sleep; auto: the first there is"),
         ConfigKey("display", "brightness", .optionalDouble(\.display.brightness, 1...100),

@@ -33,7 +33,8 @@ public enum ConfigKind: Sendable {
     /// A key that is known but never taken (an inline secret): any value but an empty one is
     /// refused with `because`, and the value is never quoted back.
     case refused(because: String)
-    /// Ranges of local time, `22:00-07:00,12:00-13:00` (`SleepSchedule`); empty for none.
+    /// Ranges of local time by weekday and date, `Mon-Fri 22:00-07:00; Sat,Sun closed`
+    /// (`SleepSchedule`); empty for none.
     case schedule(WritableKeyPath<Settings, SleepSchedule> & Sendable)
 }
 

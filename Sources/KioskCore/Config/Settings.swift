@@ -146,7 +146,7 @@ public struct DisplaySettings: Equatable, Sendable {
     /// Minutes the start screen stays untouched, with the attract demo off, before the display
     /// sleeps; 0: never.
     public var sleepAfterIdle = Duration.zero
-    /// Ranges of local time when the display sleeps (`DisplaySleepPolicy`).
+    /// When the display sleeps by weekday, date and local time (`DisplaySleepPolicy`).
     public var sleepSchedule = SleepSchedule.none
     /// Which connected screens show the game: `first`, `all`, or names (`OutputSelection`).
     public var outputs = "first"

@@ -74,11 +74,11 @@ public enum OnScreen: Equatable, Sendable {
 }
 
 extension DisplaySleepPolicy.Reason {
-    /// `display asleep (schedule 22:00-07:00)` / `display asleep (idle)`: STATUS= and the log.
+    /// `display asleep (schedule Mon-Fri 22:00-07:00)` / `display asleep (idle)`: STATUS= and the log.
     public var statusText: String {
         switch self {
         case .idle: return "display asleep (idle)"
-        case .schedule(let range): return "display asleep (schedule \(range))"
+        case .schedule(let clause): return "display asleep (schedule \(clause))"
         case .remote: return "display asleep (remote)"
         case .tv: return "display asleep (the TV went to standby)"
         }

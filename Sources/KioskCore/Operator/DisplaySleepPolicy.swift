@@ -1,6 +1,7 @@
 /// When the display sleeps (switched off, nothing drawn) and why: `[display] sleep_schedule`
-/// ranges of local time, and `sleep_after_idle_min` on an untouched start screen when the
-/// attract demo is off (a kiosk that wants its demo seen keeps it on outside the schedule).
+/// by weekday, date and local time, and `sleep_after_idle_min` on an untouched start screen
+/// when the attract demo is off (a kiosk that wants its demo seen keeps it on outside the
+/// schedule).
 ///
 /// A pure function of the settings, the game's screen, the latest touches and wakes, and the
 /// local time; it also says when to look again, so the loop arms one timer and otherwise sleeps.
@@ -9,8 +10,8 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
     public enum Reason: Equatable, Sendable {
         /// The start screen went untouched for `sleep_after_idle_min`.
         case idle
-        /// Local time is inside this range of `sleep_schedule`.
-        case schedule(SleepSchedule.Range)
+        /// This clause of `sleep_schedule` holds (the first that does).
+        case schedule(SleepSchedule.Clause)
         /// An operator switched it off from afar (`PREFIX/display/set OFF`): until a touch or
         /// the command to switch it on. The policy never decides this; the runtime holds it.
         case remote
@@ -83,6 +84,14 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
 
     private var idlesOut: Bool { idleAfter > .zero && !demoWanted }
 
+    /// When the schedule, holding at `now`, ends by itself (for the log line on falling asleep);
+    /// nil when nothing holds or it never ends (every day closed).
+    public func scheduledWake(at now: TimeStamp, clock: WallClock) -> SleepSchedule.Moment? {
+        let moment = SleepSchedule.Moment(clock.local(at: now))
+        guard schedule.clause(at: moment) != nil else { return nil }
+        return schedule.wake(from: moment)
+    }
+
     /// Asleep or awake at `now`, and when to look again.
     public func decide(_ facts: Facts, at now: TimeStamp, clock: WallClock) -> Decision {
         guard !isOff else { return Decision(asleep: nil, recheck: nil) }
@@ -97,18 +106,23 @@ public struct DisplaySleepPolicy: Equatable, Sendable {
         var checks: [TimeStamp] = []
         var asleep: Reason?
         if !schedule.isEmpty {
-            let minute = clock.secondsSinceMidnight(at: now) / 60
-            if let range = schedule.range(containing: minute) {
+            let wall = clock.wallTime(at: now)
+            let moment = SleepSchedule.Moment(clock.local(wall))
+            if let clause = schedule.clause(at: moment) {
                 let keptOn = facts.lastTouch.map { $0 + Self.scheduleWake }
                 if let keptOn, keptOn > now {
                     checks.append(keptOn)
                 } else {
-                    asleep = .schedule(range)
+                    asleep = .schedule(clause)
                 }
-                // Where this range ends (another may follow: then it is looked at again).
-                checks.append(clock.next(minute: range.end, after: now))
-            } else if let start = schedule.ranges.map({ clock.next(minute: $0.start, after: now) }).min() {
-                checks.append(start)
+            }
+            // The next range start or end, or midnight of a day named: there the answer may
+            // change (another clause may go on: then it is looked at again).
+            if let change = schedule.nextChange(after: moment) {
+                let at = clock.wallTime(localDay: change.day, minute: change.minute)
+                // Already past: the change is in an hour the clock shows twice (daylight saving's
+                // end) and came on the first pass; looked at each minute until the clock shows it.
+                checks.append(at > wall ? now + (at - wall) : now + .seconds(60))
             }
         }
         // Asleep by the schedule, only its end (or a touch) changes anything.

@@ -45,6 +45,20 @@ public enum ClockText {
         return iso8601(unixSeconds: Int64(clamped))
     }
 
+    /// The day count from 1970-01-01 of a date, or nil when there is no such date (month 13,
+    /// February 30th); Howard Hinnant's `days_from_civil`, proleptic Gregorian.
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64? {
+        guard (1...12).contains(month), (1...31).contains(day), (-1_000_000...1_000_000).contains(year) else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        // A day past the month's end lands in the next month: not the date written.
+        return civil(daysSinceEpoch: days) == (year, month, day) ? days : nil
+    }
+
     /// Year, month and day of a day count from 1970-01-01 (Howard Hinnant's `civil_from_days`,
     /// proleptic Gregorian).
     static func civil(daysSinceEpoch z0: Int64) -> (year: Int64, month: Int64, day: Int64) {

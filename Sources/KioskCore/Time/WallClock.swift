@@ -8,9 +8,10 @@ public protocol WallClock: AnyObject {
     func wallTime(at t: TimeStamp) -> WallTime
     /// The local calendar at `w`.
     func local(_ w: WallTime) -> LocalTime
-    /// The first wall time after `w` at which the local clock shows `minute` (minutes since
-    /// midnight; 1440 is the next midnight).
-    func next(minute: Int, after w: WallTime) -> WallTime
+    /// When the local clock shows `minute` (minutes since midnight, 1440 is the next one) on
+    /// local day `day` (`LocalDay.number`): in an hour daylight saving skips, the end of the
+    /// gap; in one it repeats, either pass.
+    func wallTime(localDay day: Int, minute: Int) -> WallTime
 }
 
 extension WallClock {
@@ -19,12 +20,6 @@ extension WallClock {
 
     /// The second of the day the local clock shows at `t`.
     public func secondsSinceMidnight(at t: TimeStamp) -> Int { local(at: t).secondOfDay }
-
-    /// The first monotonic time after `t` at which the local clock shows `minute`.
-    public func next(minute: Int, after t: TimeStamp) -> TimeStamp {
-        let w = wallTime(at: t)
-        return t + (next(minute: minute, after: w) - w)
-    }
 
     /// The local date and time at `t`, for log lines that say when.
     public func stamp(at t: TimeStamp) -> String { local(at: t).stamp }
@@ -63,8 +58,6 @@ public final class VirtualWallClock: WallClock {
         self.init(midnight: t - sinceMidnight, day: Int(day), offset: offset, zone: zone)
     }
 
-    private static let dayLength = Duration.seconds(86_400)
-
     /// Local midnight of day `n` as a wall time.
     private func start(ofDay n: Int) -> WallTime {
         WallTime(unixSeconds: Int64(n) * 86_400) - offset
@@ -82,9 +75,7 @@ public final class VirtualWallClock: WallClock {
                          hour: s / 3600, minute: s / 60 % 60, second: s % 60, zone: zone)
     }
 
-    public func next(minute: Int, after w: WallTime) -> WallTime {
-        var at = local(w).day.start + .seconds(minute * 60)
-        while at <= w { at = at + Self.dayLength }
-        return at
+    public func wallTime(localDay day: Int, minute: Int) -> WallTime {
+        start(ofDay: day) + .seconds(minute * 60)
     }
 }
