@@ -58,8 +58,8 @@ import Testing
         let clock = VirtualWallClock(midnight: t0 - .seconds(4 * 86_400 + 23 * 3600), day: 20_794)
         let d = p.decide(resting, at: t0, clock: clock)
         #expect(d.asleep?.statusText == "display asleep (schedule Mon-Fri 22:00-07:00)")
-        #expect(p.scheduledWake(at: t0, clock: clock)?.weekdayAndTime == "Mon 00:00")
-        #expect(p.scheduledWake(at: t0 + .seconds(19 * 3600), clock: clock)?.weekdayAndTime == "Mon 00:00")
+        #expect(p.scheduledWake(at: t0, clock: clock)?.weekdayAndTime == "Mon 07:00")
+        #expect(p.scheduledWake(at: t0 + .seconds(19 * 3600), clock: clock)?.weekdayAndTime == "Mon 07:00")
         #expect(p.scheduledWake(at: t0 - .seconds(2 * 3600), clock: clock) == nil, "awake at 21:00")
         #expect(policy("closed").scheduledWake(at: t0, clock: clock) == nil, "never by itself")
     }

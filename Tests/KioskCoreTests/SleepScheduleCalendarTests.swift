@@ -25,40 +25,44 @@ import Testing
         #expect(SleepSchedule.Moment(day: Self.monday, minute: -60).weekdayAndTime == "Sun 23:00")
     }
 
-    /// A range belongs to the day it starts: Monday's night is Monday 22:00 to Tuesday 07:00,
-    /// and the night into Monday is Sunday's (here: closed until Monday's midnight).
-    @Test func aRangeBelongsToTheDayItStarts() {
+    /// A range is times of day on each day named: on Monday `22:00-07:00` is 00:00-07:00 and
+    /// 22:00-24:00, so the weekend stays dark until Monday 07:00 and Friday's night runs into
+    /// the closed Saturday.
+    @Test func aRangeIsTimesOfDayOnEachDayNamed() {
         let s = Self.schedule("Mon-Fri 22:00-07:00; Sat,Sun closed")
         let mon = Self.monday
         func holding(_ m: SleepSchedule.Moment) -> String? { s.clause(at: m)?.description }
-        #expect(holding(Self.at(mon, 0, 30)) == nil, "Sunday's night is not Monday's")
+        #expect(holding(Self.at(mon, 0, 30)) == "Mon-Fri 22:00-07:00", "Monday's early hours")
+        #expect(holding(Self.at(mon, 6, 59)) == "Mon-Fri 22:00-07:00")
+        #expect(holding(Self.at(mon, 7)) == nil)
         #expect(holding(Self.at(mon, 21, 59)) == nil)
         #expect(holding(Self.at(mon, 22)) == "Mon-Fri 22:00-07:00")
         #expect(holding(Self.at(mon + 1, 6, 59)) == "Mon-Fri 22:00-07:00")
         #expect(holding(Self.at(mon + 1, 7)) == nil)
-        #expect(holding(Self.at(mon + 5, 3)) == "Mon-Fri 22:00-07:00", "Friday's night, on Saturday: the first clause")
-        #expect(holding(Self.at(mon + 5, 7)) == "Sat,Sun closed")
+        #expect(holding(Self.at(mon + 4, 23)) == "Mon-Fri 22:00-07:00")
+        #expect(holding(Self.at(mon + 5, 3)) == "Sat,Sun closed", "Saturday is Saturday's")
         #expect(holding(Self.at(mon + 6, 23, 59)) == "Sat,Sun closed")
-        #expect(holding(Self.at(mon + 7, 0)) == nil)
+        #expect(holding(Self.at(mon + 7, 0)) == "Mon-Fri 22:00-07:00")
+        #expect(holding(Self.at(mon + 7, 7)) == nil)
     }
 
-    /// Sunday's night runs into Monday; `Fri-Mon` runs past the week's end.
+    /// Sunday's times are Sunday's own: its midnight ends them; `Fri-Mon` runs past the week's end.
     @Test func theWeeksEnd() {
         let sunday = Self.schedule("Sun 22:00-07:00")
         let mon = Self.monday
         #expect(sunday.clause(at: Self.at(mon - 1, 23)) != nil)
-        #expect(sunday.clause(at: Self.at(mon, 6, 59)) != nil)
-        #expect(sunday.clause(at: Self.at(mon, 7)) == nil)
+        #expect(sunday.clause(at: Self.at(mon - 1, 6, 59)) != nil)
+        #expect(sunday.clause(at: Self.at(mon, 0)) == nil, "Monday is not named")
         #expect(sunday.clause(at: Self.at(mon + 5, 23)) == nil, "Saturday")
-        #expect(sunday.nextChange(after: Self.at(mon - 1, 23)) == Self.at(mon, 7))
-        #expect(sunday.nextChange(after: Self.at(mon, 7)) == Self.at(mon + 6, 22))
+        #expect(sunday.nextChange(after: Self.at(mon - 1, 23)) == Self.at(mon, 0))
+        #expect(sunday.nextChange(after: Self.at(mon, 7)) == Self.at(mon + 6, 0))
+        #expect(sunday.nextChange(after: Self.at(mon + 6, 0)) == Self.at(mon + 6, 7))
 
         let long = Self.schedule("Fri-Mon 22:00-07:00")
         let nights = (0..<7).map { long.clause(at: Self.at(mon + $0, 23)) != nil }
         #expect(nights == [true, false, false, false, true, true, true], "Mon, Fri, Sat, Sun nights")
-        #expect(long.clause(at: Self.at(mon + 1, 3)) != nil, "Monday's night into Tuesday")
-        #expect(long.clause(at: Self.at(mon + 2, 3)) == nil)
-        #expect(long.clause(at: Self.at(mon + 4, 3)) == nil, "Thursday's night is not one")
+        let mornings = (0..<7).map { long.clause(at: Self.at(mon + $0, 3)) != nil }
+        #expect(mornings == [true, false, false, false, true, true, true], "Mon, Fri, Sat, Sun mornings")
     }
 
     @Test func closedDatesAreWholeLocalDays() {
@@ -70,8 +74,10 @@ import Testing
         #expect(s.clause(at: Self.at(christmas + 1, 0)) == nil)
         #expect(s.nextChange(after: Self.at(christmas - 10, 12)) == Self.at(christmas, 0))
         #expect(s.nextChange(after: Self.at(christmas, 0)) == Self.at(christmas + 1, 0))
-        // New Year's Eve runs into 2027.
-        #expect(s.clause(at: Self.at(christmas + 7, 1, 59))?.description == "2026-12-31 22:00-02:00")
+        // New Year's Eve's times are its own: until 02:00 that morning and from 22:00 to midnight.
+        #expect(s.clause(at: Self.at(christmas + 6, 1, 59))?.description == "2026-12-31 22:00-02:00")
+        #expect(s.clause(at: Self.at(christmas + 6, 23))?.description == "2026-12-31 22:00-02:00")
+        #expect(s.clause(at: Self.at(christmas + 7, 1)) == nil)
         #expect(s.nextChange(after: Self.at(christmas + 7, 2)) == nil, "nothing ahead: only past dates")
     }
 
@@ -102,7 +108,7 @@ import Testing
         let s = Self.schedule("Mon-Fri 22:00-07:00; Sat,Sun closed")
         let mon = Self.monday
         #expect(s.wake(from: Self.at(mon, 22, 30)) == Self.at(mon + 1, 7))
-        #expect(s.wake(from: Self.at(mon + 4, 23)) == Self.at(mon + 7, 0), "Friday night to Monday's midnight")
+        #expect(s.wake(from: Self.at(mon + 4, 23)) == Self.at(mon + 7, 7), "Friday night to Monday 07:00")
         #expect(s.wake(from: Self.at(mon, 12)) == Self.at(mon, 12), "awake already")
         #expect(s.sleep(from: Self.at(mon, 12)) == Self.at(mon, 22))
         #expect(s.sleep(from: Self.at(mon, 22)) == Self.at(mon, 22))
@@ -122,8 +128,8 @@ import Testing
             schedule.outlook(at: clock.wallTime(localDay: Self.monday + day, minute: hour * 60), clock: clock)
         }
         #expect(outlook(s, 0, 12) == "next Mon 2026-12-07 22:00 CET until Tue 2026-12-08 07:00 CET")
-        #expect(outlook(s, 5, 3) == "now (Mon-Fri 22:00-07:00) until Mon 2026-12-14 00:00 CET")
-        #expect(outlook(s, 6, 12) == "now (Sat,Sun closed) until Mon 2026-12-14 00:00 CET")
+        #expect(outlook(s, 5, 3) == "now (Sat,Sun closed) until Mon 2026-12-14 07:00 CET")
+        #expect(outlook(s, 6, 12) == "now (Sat,Sun closed) until Mon 2026-12-14 07:00 CET")
         #expect(outlook(Self.schedule("Sat closed; Sun-Fri 00:00-24:00"), 0, 12) == "now (Sun-Fri 00:00-24:00) with no end")
         #expect(outlook(Self.schedule("Sat-Sun closed; Mon-Fri 00:00-24:00"), 0, 12).hasSuffix("with no end"))
         #expect(outlook(Self.schedule("Fri-Sun closed; Mon-Thu closed"), 2, 12) == "now (Mon-Thu closed) with no end")

@@ -23,8 +23,8 @@ public struct SleepSchedule: Equatable, Sendable, CustomStringConvertible {
         /// The range goes on past midnight into the next day.
         public var crossesMidnight: Bool { end < start }
 
-        /// Whether the minute of the day (0..<1440) falls inside, on the day the range starts or
-        /// (for one across midnight) the day after.
+        /// Whether the minute of the day (0..<1440) falls inside: for one across midnight, after
+        /// its start or before its end.
         public func contains(minute: Int) -> Bool {
             start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
         }
@@ -85,7 +85,9 @@ public struct SleepSchedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// One clause: ranges of the day, or the whole day (`closed`), on the days it names, or on
-    /// every day when it names none. A range belongs to the day it starts on.
+    /// every day when it names none. A range is times of day on each day named: on those days
+    /// `22:00-07:00` is 00:00 to 07:00 and 22:00 to midnight, so `Mon-Fri 22:00-07:00; Sat,Sun
+    /// closed` keeps Monday's early hours dark and lets Friday's night run into Saturday's.
     public struct Clause: Equatable, Sendable, CustomStringConvertible {
         /// Empty: every day.
         public let days: [Days]
@@ -114,23 +116,17 @@ public struct SleepSchedule: Equatable, Sendable, CustomStringConvertible {
             days.isEmpty || days.contains { $0.contains(day: day) }
         }
 
-        /// Whether the display sleeps by this clause at `m`: a range that began on a day named
-        /// (that day, or the day before for one across midnight) covers the minute.
+        /// Whether the display sleeps by this clause at `m`: the day is named and the time of
+        /// day is inside a range.
         public func holds(at m: Moment) -> Bool {
-            ranges.contains { r in
-                if r.crossesMidnight {
-                    return (m.minute >= r.start && applies(onDay: m.day)) || (m.minute < r.end && applies(onDay: m.day - 1))
-                }
-                return m.minute >= r.start && m.minute < r.end && applies(onDay: m.day)
-            }
+            applies(onDay: m.day) && ranges.contains { $0.contains(minute: m.minute) }
         }
 
-        /// Where this clause's ranges begin and end if they start on `day` (whether it applies
-        /// is the caller's question).
+        /// Where this clause's answer may change on `day` if it applies then: its ranges' starts
+        /// and ends, and the day's own midnights (whether it applies is the caller's question).
         func boundaries(onDay day: Int) -> [Moment] {
-            ranges.flatMap { r in
-                [Moment(day: day, minute: r.start), Moment(day: r.crossesMidnight ? day + 1 : day, minute: r.end)]
-            }
+            [Moment(day: day, minute: 0), Moment(day: day + 1, minute: 0)]
+                + ranges.flatMap { [Moment(day: day, minute: $0.start), Moment(day: day, minute: $0.end)] }
         }
 
         /// Names a weekday (or every day): it comes back each week.
