@@ -148,6 +148,35 @@ final class FakeCECBus: CECPort {
         #expect(h.runtime.snapshot.tv?.stateWord == "on" && h.runtime.snapshot.liveFigures.tvPowerOn == true)
     }
 
+    /// Opening hours by weekday on the emulated bus: the TV to standby each weekday night and
+    /// for the weekend, on again each morning, and nothing in between (the reason changing at
+    /// Saturday's and Monday's midnights sends nothing).
+    @Test func openingHoursByWeekdaySwitchTheTVAtTheRightTimes() throws {
+        let bus = FakeCECBus()
+        var s = DisplaySleepRuntimeTests.settings(schedule: "Mon-Fri 22:00-07:00; Sat,Sun closed")
+        s.display.cec = "/dev/cec-test"
+        let h = try RuntimeHarness(settings: s)
+        // Monday 2026-12-07 12:00.
+        let clock = VirtualWallClock(midnight: h.now - .seconds(12 * 3600), day: 20_794)
+        h.runtime.wallClock = clock
+        h.runtime.attach(TVLayer(devices: { [] }, open: { _ in bus }))
+        var power: [String] = []
+        var seen = 0
+        try h.run(ms: 2000)
+        for _ in 0..<(7 * 24 * 4) {
+            h.advance(ms: 900_000)
+            for m in bus.sent.dropFirst(seen) where m.opcode == CECOpcode.standby || m.opcode == CECOpcode.imageViewOn {
+                power.append("\(m.opcode == CECOpcode.standby ? "standby" : "on") \(SleepSchedule.Moment(clock.local(at: h.now)).weekdayAndTime)")
+            }
+            seen = bus.sent.count
+        }
+        // Sent within the quarter hour that ends at the time shown.
+        #expect(power == ["on Mon 12:15", "standby Mon 22:00", "on Tue 07:00", "standby Tue 22:00", "on Wed 07:00",
+                          "standby Wed 22:00", "on Thu 07:00", "standby Thu 22:00", "on Fri 07:00", "standby Fri 22:00",
+                          "on Mon 07:00"])
+        #expect(bus.tvPower == .on && !h.runtime.isAsleep)
+    }
+
     @Test func aTouchWakesTheTVThatDroppedItsHotplug() throws {
         let bus = FakeCECBus()
         bus.dropsHotplugInStandby = true
