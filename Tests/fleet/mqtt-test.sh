@@ -170,7 +170,7 @@ plays() {
 }
 
 # The state's keys and what each may hold (the contract's order).
-STATE_KEYS='["screen","mode","score","display","brightness","volume","rounds_today","high_score","last_touch","touchscreens","version","uptime_s"]'
+STATE_KEYS='["screen","mode","score","display","brightness","volume","rounds_today","high_score","last_touch","touchscreens","version","uptime_s","tv"]'
 state_valid() {
     python3 - "$1" "$STATE_KEYS" <<'PY'
 import json, re, sys
@@ -200,6 +200,7 @@ need(s["last_touch"] is None or (isinstance(s["last_touch"], str) and
 need(isint(s["touchscreens"]) and s["touchscreens"] >= 0, "touchscreens")
 need(isinstance(s["version"], str) and s["version"], "version")
 need(isint(s["uptime_s"]) and s["uptime_s"] >= 0, "uptime_s")
+need(s["tv"] in (None, "on", "standby", "unknown"), "tv")
 if problems:
     sys.exit("wrong values for %s in %s" % (", ".join(problems), text))
 PY

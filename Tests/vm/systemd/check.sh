@@ -493,7 +493,7 @@ if wants mqtt; then
         local s
         s=$(mq_retained "$prefix/state")
         echo "$s"
-        echo "$s" | grep -qE '^\{"screen":"[a-z_]+","mode":"[a-z]+","score":[0-9]+,"display":"(on|off)","brightness":(null|[0-9]+),"volume":[0-9]+,"rounds_today":[0-9]+,"high_score":[0-9]+,"last_touch":(null|"[0-9T:.Z+-]+"),"touchscreens":[0-9]+,"version":"[^"]+","uptime_s":[0-9]+\}$'
+        echo "$s" | grep -qE '^\{"screen":"[a-z_]+","mode":"[a-z]+","score":[0-9]+,"display":"(on|off)","brightness":(null|[0-9]+),"volume":[0-9]+,"rounds_today":[0-9]+,"high_score":[0-9]+,"last_touch":(null|"[0-9T:.Z+-]+"),"touchscreens":[0-9]+,"version":"[^"]+","uptime_s":[0-9]+,"tv":(null|"(on|standby|unknown)")\}$'
     }
     mq_asleep() { mq_state_has '"display":"off"' && prop StatusText | grep -q 'display asleep'; }
     mq_png() {
