@@ -14,14 +14,15 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # mosquitto_sub; valgrind counts `make bench-instructions`), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
 # mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
-# arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot);
+# arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot),
+# and device-tree-compiler (dtc) adds the arm64 boot's backlight to the emulated board's device tree;
 # python3-venv makes the Home Assistant test's virtual environment; v4l-utils has cec-ctl and
 # cec-follower, the TV of the CEC test.
 DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
-                qemu-user-static qemu-system-arm python3-venv
+                qemu-user-static qemu-system-arm device-tree-compiler python3-venv
 DEPS_STAMP  := build/.deps-installed
 
 # Installing: `make install [PREFIX=/usr/local] [DESTDIR=...]`. The unit goes where systemd

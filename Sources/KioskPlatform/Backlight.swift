@@ -103,8 +103,12 @@ public struct Backlight: Sendable {
         guard let error = error as? SystemError else { return "" }
         switch error.errno {
         case EROFS:
-            return "; the service's sandbox keeps /sys read-only: allow this device with a drop-in (systemctl edit bubble-kiosk: "
-                + "ReadWritePaths=-/sys/class/backlight/\(name)/brightness -/sys/class/backlight/\(name)/bl_power, see the README)"
+            // The unit opens /sys/devices, where every sysfs backlight lives: a read-only file is
+            // a directory elsewhere ([display] backlight = /absolute/dir) or a unit without that.
+            // Short: a log line is cut at Console.maximumLineLength.
+            let dir = echoed(directory, limit: 80)
+            return "; outside /sys/devices the unit's sandbox is read-only: add ReadWritePaths=-\(dir)/brightness -\(dir)/bl_power "
+                + "in a drop-in (systemctl edit bubble-kiosk)"
         case EACCES, EPERM:
             return "; the file must be writable by the group video (the udev rule 60-bubble-kiosk-backlight.rules "
                 + "does it: udevadm trigger --subsystem-match=backlight --action=add) and the kiosk's user in that group"

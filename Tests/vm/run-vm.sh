@@ -3,7 +3,7 @@
 #
 # usage: Tests/vm/run-vm.sh --initrd FILE [--outdir DIR] [--timeout SEC] [--kernel VMLINUZ]
 #                           [--mem MB] [--append "ARGS"] [--quiet] [--kvm] [--arch aarch64]
-#                           [--gpu std|virtio[:N]] [-- EXTRA-QEMU-ARGS...]
+#                           [--gpu std|virtio[:N]] [--dt-add FILE] [-- EXTRA-QEMU-ARGS...]
 #   --outdir DIR   serial.log and the screendumps (NAME.ppm) go here (default: a new /tmp/vm-run.* dir)
 #   --timeout SEC  QEMU is killed after this many seconds (default 120)
 #   --kernel FILE  default: the cached Debian kernel from kernel.sh
@@ -23,6 +23,10 @@
 #                  SetDesktopSize: a real hotplug, with a HOTPLUG=1 uevent; `vm-head K off` unplugs).
 #                  On aarch64 the card is always virtio-gpu-pci (one output) with id gpu.
 #                  "VM-SCREENDUMP NAME HEAD" dumps head HEAD of the device with id gpu.
+#   --dt-add FILE  (aarch64) device-tree source merged into the board's own tree: QEMU dumps the
+#                  tree it makes for this very command line (-machine dumpdtb=), dtc decompiles
+#                  it, FILE's nodes are added (a "/ { ... };" block; &{/path} refers to the
+#                  board's nodes) and the result boots with -dtb. Kept as OUTDIR/board.dts.
 #
 # Guest markers (see README.md): VM-READY, VM-SCREENDUMP NAME [HEAD] (answered with a QMP
 # screendump and "VM-ACK NAME ok|fail" on the guest's ttyS1), VM-HEAD HEAD WxH|off (--gpu virtio:N;
@@ -31,10 +35,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-initrd= outdir= timeout=120 kernel= mem=512 append= quiet= kvm=() arch=x86_64 gpu=std
+initrd= outdir= timeout=120 kernel= mem=512 append= quiet= kvm=() arch=x86_64 gpu=std dt_add=
 extra=()
 parse_args '--initrd=initrd --outdir=outdir --timeout=timeout --kernel=kernel --mem=mem --append=append
-    --quiet:quiet=--quiet --kvm:kvm=-enable-kvm --arch=arch(aarch64) --gpu=gpu --=extra' "$@"
+    --quiet:quiet=--quiet --kvm:kvm=-enable-kvm --arch=arch(aarch64) --gpu=gpu --dt-add=dt_add --=extra' "$@"
 [ -n "$initrd" ] && [ -f "$initrd" ] || die "--initrd FILE is required (got '${initrd}')"
 case "$gpu" in
     std) ;;
@@ -43,9 +47,12 @@ case "$gpu" in
     *) die "--gpu takes std or virtio:N (N outputs, 1..16), got '$gpu'" ;;
 esac
 [ $arch = x86_64 ] || [ $gpu = std ] || die "--gpu is for the x86_64 machine (aarch64 always has virtio-gpu-pci)"
+[ -z "$dt_add" ] || [ $arch = aarch64 ] || die "--dt-add is for --arch aarch64 (the PC has no device tree)"
+[ -z "$dt_add" ] || [ -f "$dt_add" ] || die "no device-tree source at '$dt_add'"
 
 if [ $arch = aarch64 ]; then
     need_host_packages qemu-system-arm python3
+    [ -z "$dt_add" ] || need_host_packages device-tree-compiler
     [ -n "$kernel" ] || die "--arch aarch64 needs --kernel (kernel.sh --arch arm64)"
 else
     need_host_packages qemu-system-x86 python3
@@ -92,6 +99,19 @@ qemu=("${machine[@]}" -m "$mem" -nographic -no-reboot "${kvm[@]}"
     -net none
     "${extra[@]}")
 
+if [ -n "$dt_add" ]; then
+    # The tree depends on the machine, memory, CPUs, kernel command line and initramfs: dumped
+    # with the same options (QEMU writes it and exits at once), so only FILE's nodes differ. The
+    # serial line, sockets and PCI devices are left out: they are not in the tree.
+    "${machine[@]}" -m "$mem" -nographic -kernel "$kernel" -initrd "$initrd" -append "console=$console quiet panic=-1 $append" \
+        -monitor none -serial none -net none "${extra[@]}" -machine "dumpdtb=$outdir/board-qemu.dtb" > "$outdir/dumpdtb.log" 2>&1 \
+        || die "QEMU could not dump its device tree: $(tail -n 3 "$outdir/dumpdtb.log")"
+    # -q: QEMU's own tree draws warnings (unit addresses) that say nothing about FILE.
+    { dtc -q -I dtb -O dts "$outdir/board-qemu.dtb" && cat "$dt_add"; } > "$outdir/board.dts" \
+        || die "dtc could not decompile QEMU's device tree"
+    dtc -q -I dts -O dtb -o "$outdir/board.dtb" "$outdir/board.dts" || die "dtc: $dt_add does not merge into the board's tree"
+    qemu+=(-dtb "$outdir/board.dtb")
+fi
 log "outdir $outdir"
 # exec: signals sent to this script reach the supervisor, which then stops QEMU.
 exec python3 "$VM_DIR/qmp.py" run --log "$outdir/serial.log" --qmp "$sockdir/qmp" --ack "$sockdir/ack" \

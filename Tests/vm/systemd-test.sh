@@ -18,7 +18,12 @@
 # (trixie) arm64 root, trixie's arm64 kernel, qemu-system-aarch64 -M virt with virtio-gpu-pci
 # (and vgem, a render-only DRM device like the Pi's v3d, loaded too), the guest's checks cut to
 # what matters on a board (boot, the process, a tap, a reload, the stop), since the emulated CPU
-# is slow.
+# is slow. The board's device tree gets a panel backlight (systemd/panel-backlight.dts, named
+# 11-0045 as a Pi 5's Touch Display 2, max_brightness 31): the guest checks the udev rule gave it
+# to video and that the kiosk under systemd writes its brightness and bl_power (brightness, dim,
+# the display's sleep, a touch that wakes it, the level put back at the stop), also after the
+# driver was loaded again while the kiosk ran. Both boots list every sysfs file the kiosk's user
+# can write inside its sandbox: only backlight files may be there.
 #
 # With --suite trixie the amd64 package (built on Debian 12) goes into a Debian 13 amd64 root
 # instead, with the same cut of checks: it installs and runs there unchanged.
@@ -131,7 +136,8 @@ if [ $arch = amd64 ]; then
 else
     # evdev too: -M virt has no keyboard whose arrival would load it before the touchscreen's
     # (udev loads it then, but too late for evemu-device, which looks for the event node at once).
-    modules=(virtio-gpu evdev uinput virtio_console vgem) autoload=(uinput vgem evdev)
+    # leds-gpio and led_bl: the device tree's panel backlight (udev loads them by its nodes).
+    modules=(virtio-gpu evdev uinput virtio_console vgem leds-gpio led_bl) autoload=(uinput vgem evdev)
     console=ttyAMA0
 fi
 kmods=$root/lib/modules/$KVER
@@ -201,7 +207,7 @@ ln -sf /dev/null "$root/etc/systemd/system/serial-getty@$console.service"
 if [ -n "$keys" ]; then
     printf 'VM_CHECKS=keyboard\nVM_KEYS="%s"\nVM_LOCKED=%s\n' "$keys" $with_lockdown > "$root/usr/local/lib/vm-systemd/vm.env"
 elif [ $arch = arm64 ]; then
-    echo 'VM_CHECKS=keyboard' > "$root/usr/local/lib/vm-systemd/vm.env"
+    printf 'VM_CHECKS="keyboard sysfs backlight"\nVM_BACKLIGHT=11-0045\n' > "$root/usr/local/lib/vm-systemd/vm.env"
 elif [ $debian13 = 1 ]; then
     echo 'VM_CHECKS=none' > "$root/usr/local/lib/vm-systemd/vm.env"
 fi
@@ -220,7 +226,7 @@ if [ $arch = arm64 ]; then
     printf 'VM_CONSOLE=/dev/%s\nVM_ACK=/dev/hvc0\n' "$console" >> "$root/usr/local/lib/vm-systemd/vm.env"
     mkdir -p "$root/etc/systemd/system/vm-systemd-check.service.d"
     printf '[Service]\nTTYPath=/dev/%s\n' "$console" > "$root/etc/systemd/system/vm-systemd-check.service.d/console.conf"
-    machine=(--arch aarch64 --mem 2048 --kernel "$VMLINUZ")
+    machine=(--arch aarch64 --mem 2048 --kernel "$VMLINUZ" --dt-add "$VM_DIR/systemd/panel-backlight.dts")
 fi
 echo bubble-kiosk-vm > "$root/etc/hostname"
 if [ ${#dropins[@]} -gt 0 ]; then

@@ -12,11 +12,15 @@
 # tap-pops where tap.events pops bubbles too),
 # and optionally vm.env, which the arm64 boot sets (its console is ttyAMA0, its screendump
 # answers come on a virtio console, and it runs the sections that matter on a board):
-#   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox restarts mqtt cec keyboard)
+#   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox sysfs backlight
+#   keyboard restarts mqtt cec)
 #   VM_SCREEN_OFF_AT_BOOT=CONNECTOR: the machine booted with that connector forced off (the
 #   kernel's video=CONNECTOR:d); the boot section checks the kiosk waits, then switches it on.
+#   VM_BACKLIGHT=NAME: the machine has that backlight in /sys/class/backlight (the arm64 boot's
+#   device tree adds one, driven by led_bl with max_brightness 31); the backlight section checks
+#   the kiosk drives it. Without it the section only says there is none.
 set -u
-VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS=all VM_SCREEN_OFF_AT_BOOT=""
+VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS=all VM_SCREEN_OFF_AT_BOOT="" VM_BACKLIGHT=""
 [ -f /usr/local/lib/vm-systemd/vm.env ] && . /usr/local/lib/vm-systemd/vm.env
 exec > "$VM_CONSOLE" 2>&1
 echo "VM-READY uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -250,6 +254,176 @@ if wants sandbox; then
     check "in the kiosk's mount namespace /usr is read-only, even for root" \
         bash -c '! nsenter -t "$(main_pid)" -m bash -c ": > /usr/vm-test-write" 2>/dev/null'
     check "in the kiosk's sandbox the state directory is writable" in_sandbox bash -c ": > $state/.vm-test-write && rm $state/.vm-test-write"
+fi
+
+if wants sysfs; then
+    # --- 2b: what the kiosk can write in /sys -------------------------------------------------------
+    # ProtectKernelTunables= mounts /sys read-only; the unit's ReadWritePaths=-/sys/devices makes
+    # the devices' files writable again, for backlights of any name. Without capabilities the
+    # kiosk's user writes there only what file permissions let it: in the list of every sysfs
+    # file it can write inside its sandbox (find -writable: access(2), which also says no for a
+    # read-only mount), what is under /sys/devices must be backlights' brightness and bl_power.
+    # Elsewhere the sandbox leaves writable what it did before /sys/devices was opened: on
+    # systemd 257 (the arm64 boot) the unit's own cgroup's memory.pressure, which systemd mounts
+    # read-write for MemoryPressureWatch= (a PSI trigger may be written there), and on both
+    # AppArmor's .null, a character device (device nodes stay writable on a read-only mount;
+    # the unit's device policy decides whether they open).
+    step sysfs
+    # sys_mounts: "/sys's options|/sys/devices's options" in the kiosk's mount namespace (the last
+    # mount on each is the one in effect).
+    sys_mounts() {
+        awk '$5 == "/sys" || $5 == "/sys/devices" { o[$5] = $6 } END { print o["/sys"] "|" o["/sys/devices"] }' "/proc/$(main_pid)/mountinfo"
+    }
+    sys_mounts_ok() { local m; m=$(sys_mounts); echo "$m"; case "$m" in ro,*"|"rw,*) ;; *) return 1 ;; esac; }
+    check "in the kiosk's mount namespace /sys is read-only and /sys/devices read-write" sys_mounts_ok
+    awk '$5 ~ "^/sys(/|$)" { for (i = 7; i < NF; i++) if ($i == "-") { print $5, $6, $(i + 1); break } }' \
+        "/proc/$(main_pid)/mountinfo" | sed 's/^/SYSD-INFO sandbox mount| /'
+    t0=$(uptime_s)
+    in_sandbox find /sys -writable 2>/dev/null | sort > /run/vm-sysfs-writable
+    info "sysfs files the kiosk's user can write in its sandbox: $(wc -l < /run/vm-sysfs-writable) (find took $(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }') s)"
+    sed 's/^/SYSD-INFO sysfs writable| /' /run/vm-sysfs-writable
+    grep '^/sys/devices/' /run/vm-sysfs-writable > /run/vm-sysfs-writable-devices
+    only_backlights() { ! grep -vE '^/sys/devices/.+/backlight/[^/]+/(brightness|bl_power)$' /run/vm-sysfs-writable-devices; }
+    check "under /sys/devices (what the unit opens) the kiosk can write backlights' brightness and bl_power, nothing else" only_backlights
+    if [ -n "$VM_BACKLIGHT" ]; then
+        just_the_backlight() {
+            local d
+            d=$(readlink -f "/sys/class/backlight/$VM_BACKLIGHT")
+            [ "$(cat /run/vm-sysfs-writable-devices)" = "$(printf '%s\n' "$d/brightness" "$d/bl_power" | sort)" ]
+        }
+        check "those are exactly $VM_BACKLIGHT's two files" just_the_backlight
+    else
+        check "with no backlight on this machine, none at all under /sys/devices" test ! -s /run/vm-sysfs-writable-devices
+    fi
+    elsewhere_as_before() {
+        local f own
+        own=/sys/fs/cgroup$(prop ControlGroup)/memory.pressure
+        while read -r f; do
+            case "$f" in /sys/devices/*|"$own") continue ;; esac
+            [ -c "$f" ] && continue
+            echo "writable: $f"
+            return 1
+        done < /run/vm-sysfs-writable
+    }
+    check "elsewhere in /sys nothing but the unit's own memory.pressure and character devices" elsewhere_as_before
+    # The README's command for looking on a board (the running kiosk's mount namespace, as its
+    # user) finds the same. (A transient unit with ProtectKernelTunables= is no stand-in: on
+    # systemd 257 its /sys/kernel/security stayed writable, the kiosk's is not.)
+    readme_list() {
+        nsenter -t "$(systemctl show -P MainPID bubble-kiosk)" -m \
+            setpriv --reuid=bubble-kiosk --regid=bubble-kiosk --init-groups find /sys -writable 2>/dev/null | sort
+    }
+    same_as_readme() { local a; a=$(readme_list); echo "$a"; [ "$a" = "$(cat /run/vm-sysfs-writable)" ]; }
+    check "the README's command lists the same files" same_as_readme
+    # Two controls, with a file given to video by hand as a udev rule would: under /sys/devices
+    # the sandbox lets the kiosk write it (permissions decide there: what the widened path
+    # exposes is what udev gives the kiosk's groups, and the list above would show it); outside
+    # /sys/devices the mount stays read-only, though the same user may write it outside.
+    grant() { chgrp video "$1" && chmod g+w "$1"; }
+    ungrant() { chmod g-w "$1"; chgrp root "$1"; }
+    as_user() { setpriv --reuid=bubble-kiosk --regid=bubble-kiosk --init-groups -- "$@"; }
+    granted_inside=$(readlink -f /sys/class/tty/tty1)/uevent
+    granted_outside=/sys/module/printk/parameters/time
+    grant "$granted_inside"; grant "$granted_outside"
+    check "a file under /sys/devices given to video ($granted_inside) is writable in the sandbox too" in_sandbox test -w "$granted_inside"
+    outside_refused() { ! in_sandbox test -w "$granted_outside" && as_user test -w "$granted_outside"; }
+    check "one elsewhere in /sys ($granted_outside) is not, though the same user may write it outside the sandbox" outside_refused
+    ungrant "$granted_inside"; ungrant "$granted_outside"
+fi
+
+if wants backlight; then
+    # --- 2c: the panel's backlight, driven by the kiosk under systemd --------------------------------
+    if [ -z "$VM_BACKLIGHT" ]; then
+        info "no backlight on this machine (the backlight checks are the arm64 boot's)"
+    else
+        step backlight
+        bl=/sys/class/backlight/$VM_BACKLIGHT
+        bl_conf=/etc/bubble-kiosk/kiosk.conf.d/vm-backlight.conf
+        bl_value() { cat "$bl/$1" 2>/dev/null; }
+        bl_state() { echo "brightness $(bl_value brightness) bl_power $(bl_value bl_power)"; }
+        # wait_value FILE VALUE SECONDS: until $bl/FILE holds VALUE.
+        wait_value() {
+            local i
+            for i in $(seq $(($3 * 5))); do [ "$(bl_value "$1")" = "$2" ] && return 0; sleep 0.2; done
+            echo "$bl/$1 is '$(bl_value "$1")', not $2"
+            return 1
+        }
+        # bl_reload LINE...: kiosk.conf.d/vm-backlight.conf holds [display] and these lines, then a reload.
+        bl_reload() {
+            { echo '[display]'; printf '%s\n' "$@"; } > "$bl_conf"
+            mark bl-reload
+            systemctl reload "$unit"
+            wait_journal bl-reload "reloaded the configuration" 15 > /dev/null
+        }
+        bl_granted() {
+            local f
+            for f in brightness bl_power; do
+                stat -c '%n %U:%G %A' "$bl/$f"
+                [ "$(stat -c %G "$bl/$f")" = video ] && stat -c %A "$bl/$f" | grep -q '^.....w' || return 1
+            done
+        }
+        # bl_found: the level the kiosk's latest start found (its "backlight DIR: ... found at N" line).
+        bl_found() { journal_lines | grep -F "backlight $bl: max_brightness" | tail -n 1 | sed -n 's/.* found at \([0-9]*\).*/\1/p'; }
+
+        info "$bl -> $(readlink -f "$bl"): max_brightness $(bl_value max_brightness), $(bl_state)"
+        check "the kernel made the backlight $VM_BACKLIGHT from the device tree (max_brightness 31)" \
+            bash -c "[ \"\$(cat $bl/max_brightness)\" = 31 ]"
+        check "the udev rule gave its brightness and bl_power to the group video, group-writable" bl_granted
+        info "the kiosk at start: $(journal_lines | grep -F "backlight $bl:" | tail -n 1)"
+        bl_boot_found=$(bl_found)
+        check "the kiosk took $VM_BACKLIGHT at start (backlight = auto, the only one)" [ -n "$bl_boot_found" ]
+        # led_bl registers it with bl_power 4: the kiosk switches it on, the display being on.
+        check "the display on: bl_power is 0" wait_value bl_power 0 10
+
+        bl_reload "brightness = 80"
+        check "[display] brightness = 80 and a reload: the kiosk wrote brightness 25 (80% of 31)" wait_value brightness 25 10
+        bl_reload "brightness = 80" "dim_after_idle_min = 0.5" "dim_brightness = 20"
+        check "dim_after_idle_min = 0.5 with nobody touching: the kiosk dimmed it to 6 (20% of 31)" wait_value brightness 6 45
+        check "the journal says so" wait_journal bl-reload "backlight dimmed to 6 of 31" 5
+        bl_reload "brightness = 80" "dim_after_idle_min = 0.5" "dim_brightness = 20" "sleep_after_idle_min = 0.5"
+        bl_asleep() { wait_value bl_power 4 45 && [ "$(bl_value brightness)" = 6 ]; }
+        check "the display's sleep (sleep_after_idle_min): the kiosk wrote bl_power 4, the level stayed 6" bl_asleep
+        info "asleep: $(bl_state); STATUS=$(prop StatusText)"
+        # One touch (the recording's first tap) wakes the display and brings the level back.
+        awk '{ print } $4 == "0039" && $5 == "-001" { up = 1 } up && $3 == "0000" && $4 == "0000" { exit }' \
+            "$files/tap.events" > /run/wake.events
+        mark bl-touch
+        plug "$files/touch.desc" /run/touch-backlight.dev
+        if wait_journal bl-touch "input: using $node" 10 > /dev/null; then
+            evemu-play "$node" < /run/wake.events
+            bl_awake() { wait_value bl_power 0 15 && wait_value brightness 25 5; }
+            check "a touch wakes the display: bl_power 0 and brightness 25 again" bl_awake
+        else
+            fail "a touch wakes the display: the kiosk did not take the touchscreen ($node)"
+        fi
+        kill "$dev_pid" 2>/dev/null; wait "$dev_pid" 2>/dev/null
+        # No dimming or sleep from here on.
+        bl_reload "brightness = 80"
+
+        # A backlight that comes after the kiosk started (its driver loaded late): removed and
+        # loaded again while the kiosk runs, it is writable in the running sandbox, no restart.
+        step backlight-driver
+        modprobe -r led_bl
+        check "modprobe -r led_bl: $VM_BACKLIGHT is gone" test ! -e "$bl"
+        modprobe led_bl
+        bl_back() { local i; for i in $(seq 75); do [ "$(stat -c %G "$bl/brightness" 2>/dev/null)" = video ] && bl_granted && return 0; sleep 0.2; done; bl_granted; }
+        check "modprobe led_bl with the kiosk running: $VM_BACKLIGHT is back, and udev gave it to video" bl_back
+        info "the driver loaded again: $(bl_state)"
+        check "the running kiosk's sandbox (the same mount namespace) lets its user write the new device" \
+            in_sandbox bash -c "test -w $bl/brightness && test -w $bl/bl_power"
+        bl_reload "brightness = 40"
+        check "the running kiosk writes it: brightness = 40 and a reload gave it 12 (40% of 31)" wait_value brightness 12 10
+        # The kiosk picks its backlight at start: a restart takes the new device (led_bl starts it
+        # with bl_power 4 again, which the kiosk does not know of until then).
+        pid=$(main_pid)
+        systemctl restart "$unit"
+        check "after a restart the kiosk is active again" wait_active 90 "$pid"
+        bl_restarted() { wait_value bl_power 0 15 && wait_value brightness 12 5; }
+        check "the restarted kiosk took the new device: bl_power 0, brightness 12" bl_restarted
+        check "no warning or error about the backlight in the journal" \
+            bash -c "! journalctl -u $unit -p warning --no-pager -q -o cat | grep -F backlight"
+        # vm-backlight.conf stays: the stop at the end puts back the level found at start.
+    fi
 fi
 
 # --- 3: touch input, and a reload that keeps the round -------------------------------------------
@@ -579,8 +753,15 @@ if wants restarts; then
     check "the SIGUSR1 screenshot survived every restart" bash -c "[ -n '$shot_sum' ] && [ \"\$(md5sum < $state/screenshot.png)\" = '$shot_sum' ]"
 fi
 check "the unit is active at the end" bash -c '[ "$(systemctl is-active '$unit')" = active ]'
+[ -n "${bl_conf:-}" ] && bl_stop_found=$(bl_found)
 systemctl stop "$unit"
 sleep 1
+if [ -n "${bl_conf:-}" ]; then
+    info "the backlight after systemctl stop: $(bl_state) (the kiosk found ${bl_stop_found:-?} at its start)"
+    bl_put_back() { wait_value brightness "$bl_stop_found" 10 && wait_value bl_power 0 5; }
+    check "after systemctl stop the backlight is as the kiosk found it (brightness ${bl_stop_found:-?}), bl_power 0" bl_put_back
+    rm -f "$bl_conf"
+fi
 check "after systemctl stop tty1 is back in text mode" bash -c '[ "$(kd_mode)" = 0 ]'
 check "after systemctl stop tty1's keyboard answers again (K_UNICODE or K_XLATE)" bash -c 'm=$(kb_mode); [ "$m" = 3 ] || [ "$m" = 1 ]'
 printf '\n\n  bubble-kiosk boot test: the console after systemctl stop\n' > /dev/tty1
