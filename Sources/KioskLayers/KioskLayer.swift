@@ -113,6 +113,8 @@ public protocol LayerHost: AnyObject {
     /// The DRM card and connector of the main screen, where the display has one (which CEC
     /// adapter is the screen's).
     var displayConnector: DRMConnectorRef? { get }
+    /// The HDMI physical address the main screen's EDID gives its port, where it has one.
+    var displayPhysicalAddress: PhysicalAddress? { get }
     var inputName: String { get }
     /// The one wall clock (the system's, or a virtual one in tests).
     var wallClock: WallClock { get }

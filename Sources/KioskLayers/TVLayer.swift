@@ -39,6 +39,7 @@ public final class TVLayer: KioskLayer {
         let display = host.settings.display
         control = TVPowerControl(name: display.cecName)
         guard let port = choose(CECChoice(display.cec) ?? .auto, screen: host.displayConnector) else { return }
+        adoptPhysicalAddress(port, host.displayPhysicalAddress)
         do {
             try port.claimPlayback(osdName: display.cecName)
         } catch {
@@ -53,6 +54,23 @@ public final class TVLayer: KioskLayer {
         // The claim may be done already (a blocking driver); else its event follows.
         if let physical = try? port.physicalAddress(), let claimed = try? port.claimed() {
             addressesChanged(physical, claimed.addresses.first)
+        }
+    }
+
+    /// An adapter that leaves its physical address to software (a USB adapter) gets the one the
+    /// screen's EDID gives its port, unless it has one already (kept in its own memory).
+    private func adoptPhysicalAddress(_ port: CECPort, _ fromEDID: PhysicalAddress?) {
+        guard port.needsPhysicalAddress, !((try? port.physicalAddress())?.isValid ?? false) else { return }
+        guard let address = fromEDID, address.isValid else {
+            log(.notice, "cec: \(port.path) needs a physical address and the screen's EDID gives none: "
+                + "set it with cec-ctl -d \(port.path) --phys-addr A.B.C.D (the TV's HDMI input: 1.0.0.0 for HDMI 1)")
+            return
+        }
+        do {
+            try port.setPhysicalAddress(address)
+            log(.info, "cec: \(port.path) takes physical address \(address) from the screen's EDID")
+        } catch {
+            log(.warning, "cec: \(port.path): cannot set physical address \(address): \(error)")
         }
     }
 

@@ -61,6 +61,7 @@ public final class DRMDisplay: Display {
         return watches
     }
     public var screenCount: Int { outputs.count }
+    public var mainMonitor: EDID? { outputs.first?.connector.monitor }
     public var mainConnector: DRMConnectorRef? {
         guard let main = outputs.first, let card = Int(cardName.dropFirst(4)) else { return nil }
         return DRMConnectorRef(card: card, connectorID: main.connector.id)

@@ -71,6 +71,8 @@ public protocol Display: AnyObject {
     func probeScreens()
     /// The main screen's DRM card and connector (nil for displays without one, or no screen).
     var mainConnector: DRMConnectorRef? { get }
+    /// The monitor on the main screen, from its EDID (nil without one).
+    var mainMonitor: EDID? { get }
 }
 
 extension Display {
@@ -100,6 +102,7 @@ extension Display {
 
     /// Displays without DRM connectors.
     public var mainConnector: DRMConnectorRef? { nil }
+    public var mainMonitor: EDID? { nil }
 
     /// Displays of one size take no resize observer.
     public var onResize: (() -> Void)? {

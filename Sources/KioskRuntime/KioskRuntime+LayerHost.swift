@@ -7,6 +7,7 @@ extension KioskRuntime {
     public var displayName: String { display.name }
     public var inputName: String { input.name }
     public var displayConnector: DRMConnectorRef? { display.mainConnector }
+    public var displayPhysicalAddress: PhysicalAddress? { display.mainMonitor?.hdmiPhysicalAddress.map(PhysicalAddress.init) }
 
     /// The high scores the start and round-over screens show (`KioskCommand.showScores`).
     public var scoreBoard: ScoreBoard { stage.scenes.scores }

@@ -4,19 +4,7 @@ import KioskTestSupport
 
 /// EDID blobs kept as hex text in Fixtures/edid/ (`#` lines are comments).
 enum EDIDFixture {
-    static func bytes(_ name: String) -> [UInt8] {
-        var out: [UInt8] = []
-        for line in Fixture.text("edid/" + name).split(separator: "\n") where !line.hasPrefix("#") {
-            for pair in line.split(separator: " ") {
-                guard let byte = UInt8(pair, radix: 16) else {
-                    Issue.record("bad hex '\(pair)' in \(name)")
-                    return []
-                }
-                out.append(byte)
-            }
-        }
-        return out
-    }
+    static func bytes(_ name: String) -> [UInt8] { Fixture.hexBytes("edid/" + name) }
 
     /// `bytes` with byte 127 set so the base block sums to 0 again (after an edit).
     static func withChecksum(_ bytes: [UInt8]) -> [UInt8] {
@@ -37,6 +25,27 @@ enum EDIDFixture {
 
 /// The fields of real EDIDs, checked against what `edid-decode` (Debian 12's) says of the same bytes.
 @Suite struct EDIDFixtureTests {
+    /// The HDMI physical address comes from the CTA-861 block's HDMI vendor-specific data block:
+    /// QEMU's has none; with one added (after its video and audio blocks), it is read; a
+    /// truncated or lying length never reads past the block.
+    @Test func theHDMIPhysicalAddressFromTheCTABlock() throws {
+        var bytes = EDIDFixture.bytes("qemu-vga-std.hex")
+        #expect(try EDID(parsing: bytes).hdmiPhysicalAddress == nil)
+        #expect(try EDID(parsing: Array(bytes.prefix(128))).hdmiPhysicalAddress == nil)
+        let d = Int(bytes[130])
+        let vsdb: [UInt8] = [0x67, 0x03, 0x0c, 0x00, 0x10, 0x00, 0x00, 0x00]
+        bytes.replaceSubrange((128 + d)..<(128 + d + vsdb.count), with: vsdb)
+        bytes[130] = UInt8(d + vsdb.count)
+        #expect(try EDID(parsing: bytes).hdmiPhysicalAddress == 0x1000)
+        var short = bytes
+        short[130] = UInt8(d + 3)
+        #expect(try EDID(parsing: short).hdmiPhysicalAddress == nil, "the block cut by the timings' offset")
+        var lying = bytes
+        lying[128 + d] = 0x7f
+        lying[130] = 0xff
+        _ = try EDID(parsing: lying).hdmiPhysicalAddress
+    }
+
     @Test func qemuStdVGAAsTheGuestKernelSeesIt() throws {
         let bytes = EDIDFixture.bytes("qemu-vga-std.hex")
         #expect(bytes.count == 256)

@@ -108,6 +108,9 @@ final class LosableDisplay: Display {
         self.clock = clock
     }
 
+    /// The monitor its EDID would name (tests of what the kiosk reads from it).
+    var monitor: EDID?
+    var mainMonitor: EDID? { monitor }
     var name: String { "losable" }
     var size: PixelSize { inner.size }
     var reportedPxPerMM: Double? { nil }

@@ -3,6 +3,7 @@ import KioskCore
 import KioskLayers
 import KioskPlatform
 import KioskRuntime
+import KioskTestSupport
 import Testing
 
 /// A CEC bus with a TV on it, played in memory: frames the kiosk sends are acknowledged (or not)
@@ -19,6 +20,8 @@ final class FakeCECBus: CECPort {
     var dropsHotplugInStandby = false
     /// Set: the next call fails as a removed adapter does.
     var removed = false
+    /// An adapter that leaves its physical address to software (a USB adapter).
+    var needsPhysicalAddress = false
     private(set) var sent: [CECMessage] = []
     private var queue: [CECAdapter.Incoming] = []
     private var events: [CECAdapter.Event] = []
@@ -39,6 +42,7 @@ final class FakeCECBus: CECPort {
     private func gone() throws { if removed { throw SystemError("CEC_RECEIVE", path, errno: ENODEV) } }
 
     func physicalAddress() throws -> PhysicalAddress { try gone(); return physical }
+    func setPhysicalAddress(_ address: PhysicalAddress) throws { try gone(); physical = address }
     func claimed() throws -> (addresses: [UInt8], osdName: String) { try gone(); return (logical.map { [$0] } ?? [], "bubble-kiosk") }
 
     func claimPlayback(osdName: String) throws {
@@ -240,6 +244,43 @@ final class FakeCECBus: CECPort {
         h.advance(ms: 500)
         #expect(!h.runtime.isAsleep, "the kiosk plays on")
         #expect(h.loop.armedTimers.allSatisfy { $0.name != "cec" })
+    }
+
+    /// A USB adapter has no physical address of its own: it takes the one the screen's EDID
+    /// gives the port, and then claims and sends as any other; without an EDID one line says how.
+    @Test func anAdapterWithoutItsOwnAddressTakesTheScreensFromItsEDID() throws {
+        let bus = FakeCECBus()
+        bus.needsPhysicalAddress = true
+        bus.physical = .invalid
+        var s = DisplaySleepRuntimeTests.settings(schedule: "00:00-24:00")
+        s.display.cec = "/dev/cec-test"
+        var edid = Fixture.hexBytes("edid/qemu-vga-std.hex")
+        // The CTA block's data blocks gain an HDMI vendor-specific one: OUI 00-0C-03, 2.0.0.0.
+        let vsdb: [UInt8] = [0x65, 0x03, 0x0c, 0x00, 0x20, 0x00]
+        let d = Int(edid[128 + 2])
+        edid.replaceSubrange((128 + d)..<(128 + d + vsdb.count), with: vsdb)
+        edid[128 + 2] = UInt8(d + vsdb.count)
+        let monitor = try EDID(parsing: edid)
+        #expect(monitor.hdmiPhysicalAddress == 0x2000)
+        let h = try RuntimeHarness(settings: s, display: { clock in
+            let d = LosableDisplay(size: PixelSize(width: 640, height: 400), clock: clock)
+            d.monitor = monitor
+            return d
+        })
+        h.runtime.wallClock = VirtualWallClock(showing: 12, 0, at: h.now)
+        h.runtime.attach(TVLayer(devices: { [] }, open: { _ in bus }))
+        try h.run(ms: 2000)
+        #expect(h.logLines.contains("cec: /dev/cec-test takes physical address 2.0.0.0 from the screen's EDID"))
+        #expect(bus.physical == PhysicalAddress(0x2000) && bus.logical == 4)
+        #expect(bus.toTV.contains("Standby 4->0"))
+
+        let bare = FakeCECBus()
+        bare.needsPhysicalAddress = true
+        bare.physical = .invalid
+        let plain = try RuntimeHarness(settings: s)
+        plain.runtime.attach(TVLayer(devices: { [] }, open: { _ in bare }))
+        try plain.run(ms: 100)
+        #expect(plain.logLines.contains { $0.hasPrefix("cec: /dev/cec-test needs a physical address and the screen's EDID gives none") })
     }
 
     @Test func offAndNoAdapterAreOneLineOrNone() throws {

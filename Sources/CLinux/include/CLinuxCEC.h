@@ -12,6 +12,8 @@
 static inline int CLinux_cec_caps(int fd, struct cec_caps *caps) { return ioctl(fd, CEC_ADAP_G_CAPS, caps); }
 /// The physical address (0xffff: none now); 0 or -1 with errno.
 static inline int CLinux_cec_phys_addr(int fd, uint16_t *addr) { return ioctl(fd, CEC_ADAP_G_PHYS_ADDR, addr); }
+/// Sets the physical address of an adapter that leaves it to software (CEC_CAP_PHYS_ADDR).
+static inline int CLinux_cec_set_phys_addr(int fd, uint16_t *addr) { return ioctl(fd, CEC_ADAP_S_PHYS_ADDR, addr); }
 /// The logical addresses claimed; 0 or -1 with errno.
 static inline int CLinux_cec_log_addrs(int fd, struct cec_log_addrs *las) { return ioctl(fd, CEC_ADAP_G_LOG_ADDRS, las); }
 /// The DRM connector the adapter belongs to (CEC_CAP_CONNECTOR_INFO); 0 or -1 with errno.
@@ -93,6 +95,7 @@ static inline int CLinux_cec_event(int fd, uint16_t *phys_addr, uint16_t *log_ad
     return (int)ev.event;
 }
 static const uint32_t CLinux_CEC_CAP_LOG_ADDRS = CEC_CAP_LOG_ADDRS;
+static const uint32_t CLinux_CEC_CAP_PHYS_ADDR = CEC_CAP_PHYS_ADDR;
 static const uint32_t CLinux_CEC_CAP_CONNECTOR_INFO = CEC_CAP_CONNECTOR_INFO;
 static const uint32_t CLinux_CEC_CONNECTOR_TYPE_DRM = CEC_CONNECTOR_TYPE_DRM;
 static const int CLinux_CEC_EVENT_STATE_CHANGE = CEC_EVENT_STATE_CHANGE;

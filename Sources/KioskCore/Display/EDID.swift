@@ -20,7 +20,8 @@ public struct EDID: Equatable, Sendable {
         }
     }
 
-    /// The base block's size; extension blocks (CTA-861 and others) follow it and are ignored.
+    /// The base block's size; extension blocks (CTA-861 and others) follow it; of those only the
+    /// HDMI physical address is read.
     public static let blockSize = 128
     static let header: [UInt8] = [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00]
 
@@ -47,6 +48,10 @@ public struct EDID: Equatable, Sendable {
     public var preferredSize: PixelSize?
     /// False when the base block's bytes do not sum to 0 mod 256; the other fields are read anyway.
     public var checksumValid: Bool
+    /// The HDMI physical address the sink gave this port (`1.0.0.0` for the TV's HDMI 1), from
+    /// the HDMI vendor-specific data block of a CTA-861 extension; nil without one. What a CEC
+    /// adapter that leaves its address to software (USB adapters) is given.
+    public var hdmiPhysicalAddress: UInt16?
 
     /// Reads the base block at the start of `bytes` (the whole blob, extensions included, as the
     /// kernel's EDID property and sysfs file give it, is fine). Throws `ParseError`.
@@ -89,6 +94,7 @@ public struct EDID: Equatable, Sendable {
         widthCM = Int(block[21])
         heightCM = Int(block[22])
 
+        hdmiPhysicalAddress = Self.hdmiPhysicalAddress(in: bytes)
         modelName = nil
         serialText = nil
         preferredSize = nil
@@ -109,6 +115,31 @@ public struct EDID: Equatable, Sendable {
             default: break
             }
         }
+    }
+
+    /// The physical address in the first HDMI vendor-specific data block (IEEE OUI 00-0C-03) of
+    /// the CTA-861 extension blocks (tag 2) that follow the base block.
+    static func hdmiPhysicalAddress(in bytes: [UInt8]) -> UInt16? {
+        var start = blockSize
+        while start + blockSize <= bytes.count {
+            let block = bytes[start..<start + blockSize]
+            start += blockSize
+            // Data blocks run from byte 4 to the offset of the detailed timings in byte 2.
+            guard block[block.startIndex] == 0x02 else { continue }
+            let end = min(Int(block[block.startIndex + 2]), blockSize)
+            var at = 4
+            while at < end {
+                let header = block[block.startIndex + at]
+                let length = Int(header & 0x1f)
+                let first = block.startIndex + at + 1
+                if header >> 5 == 3, length >= 5, at + 1 + length <= end,
+                   block[first] == 0x03, block[first + 1] == 0x0c, block[first + 2] == 0x00 {
+                    return UInt16(block[first + 3]) << 8 | UInt16(block[first + 4])
+                }
+                at += 1 + length
+            }
+        }
+        return nil
     }
 
     /// A descriptor's text: up to 13 bytes, ending at 0x0A (or 0x00, which some monitors pad

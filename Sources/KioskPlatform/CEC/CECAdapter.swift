@@ -51,6 +51,16 @@ public final class CECAdapter {
         return DRMConnectorRef(card: Int(info.drm.card_no), connectorID: info.drm.connector_id)
     }
 
+    /// The adapter leaves its physical address to software (USB adapters such as Pulse-Eight's;
+    /// an HDMI port's driver sets its own from the EDID).
+    public var needsPhysicalAddress: Bool { capabilities & CLinux_CEC_CAP_PHYS_ADDR != 0 }
+
+    /// Gives such an adapter its physical address (the kernel then claims logical addresses).
+    public func setPhysicalAddress(_ address: PhysicalAddress) throws {
+        var value = address.value
+        try retryingInterrupts("CEC_ADAP_S_PHYS_ADDR", path) { CLinux_cec_set_phys_addr(fd.rawValue, &value) }
+    }
+
     public func physicalAddress() throws -> PhysicalAddress {
         var value: UInt16 = 0xffff
         try retryingInterrupts("CEC_ADAP_G_PHYS_ADDR", path) { CLinux_cec_phys_addr(fd.rawValue, &value) }
@@ -172,6 +182,9 @@ public protocol CECPort: AnyObject {
     var path: String { get }
     var name: String { get }
     func physicalAddress() throws -> PhysicalAddress
+    /// True when the adapter leaves its physical address to software.
+    var needsPhysicalAddress: Bool { get }
+    func setPhysicalAddress(_ address: PhysicalAddress) throws
     func claimed() throws -> (addresses: [UInt8], osdName: String)
     func claimPlayback(osdName: String) throws
     @discardableResult func transmit(_ message: CECMessage) throws -> UInt32
