@@ -1,4 +1,3 @@
-internal import CLinux
 import Glibc
 import KioskCore
 
@@ -52,12 +51,11 @@ public final class EvdevTouchInput: TouchInput {
     private var failed: Set<String> = []
     /// Nodes that are no touchscreen; looked at again only when they are created anew.
     private var notTouchscreens: Set<String> = []
-    /// Hotplug notifications for `directory`, once watching, and the loop watching them.
-    private var inotify: FileDescriptor?
-    private var inotifyWatched: LoopRegistration?
-    private var inotifyFD: Int32 { inotify?.rawValue ?? -1 }
-    private var directoryWatch: Int32 = -1
-    private var parentWatch: Int32 = -1
+    /// Hotplug notifications for `directory`, once watching: on it, or on its parent while it
+    /// does not exist.
+    private var notifications: FileNotifications?
+    private var directoryWatch: FileNotifications.Watch?
+    private var parentWatch: FileNotifications.Watch?
     private weak var loop: EventLoop?
     private var deliver: (TouchFrame) -> Void = { _ in }
     private var lost: (Int, TimeStamp) -> Void = { _, _ in }
@@ -83,7 +81,6 @@ public final class EvdevTouchInput: TouchInput {
 
     deinit {
         // The descriptors close with their owners (this input, its devices) after this.
-        inotifyWatched?.cancel()
         for m in members { m.watched?.cancel() }
     }
 
@@ -264,31 +261,34 @@ public final class EvdevTouchInput: TouchInput {
     /// Watches the event directory, or its parent while the directory does not exist (devtmpfs
     /// removes `/dev/input` with its last node).
     private func watch() throws {
-        let notifications = FileDescriptor(adopting: try retryingInterrupts("inotify_init1", directory) { CLinux_inotify_init() })
-        inotifyWatched = loop?.register(notifications, name: "inotify \(directory)") { [weak self] in self?.readNotifications() }
-        inotify = consume notifications
+        guard let loop else { return }
+        notifications = try FileNotifications(directory, loop: loop, log: logger) { [weak self] notices in
+            guard let self else { return }
+            let now = EventLoop.now()
+            for n in notices { notice(n, at: now) }
+        }
         try watchDirectory()
     }
 
     private func watchDirectory() throws {
-        let mask = CLinux_IN_CREATE | CLinux_IN_DELETE | CLinux_IN_ATTRIB | CLinux_IN_MOVED_TO | CLinux_IN_MOVED_FROM
-            | CLinux_IN_DELETE_SELF | CLinux_IN_ONLYDIR
-        let wd = inotify_add_watch(inotifyFD, directory, mask)
-        if wd >= 0 {
-            directoryWatch = wd
-            if parentWatch >= 0 {
-                // EINVAL: the parent went away and took its watch along; nothing to undo then.
-                if inotify_rm_watch(inotifyFD, parentWatch) != 0 && errno != EINVAL {
-                    log(.warning, "\(SystemError("inotify_rm_watch", parentDirectory))")
+        guard let notifications else { return }
+        do {
+            directoryWatch = try notifications.add(directory, for: [.created, .deleted, .attributesChanged, .movedIn, .movedOut,
+                                                                    .selfDeleted, .onlyDirectory])
+            if let parentWatch {
+                do {
+                    try notifications.remove(parentWatch, path: parentDirectory)
+                } catch let error as SystemError where error.errno == EINVAL {
+                    // The parent went away and took its watch along; nothing to undo then.
+                } catch {
+                    log(.warning, "\(error)")
                 }
-                parentWatch = -1
+                self.parentWatch = nil
             }
             return
+        } catch let error as SystemError where error.errno == ENOENT {
+            parentWatch = try notifications.add(parentDirectory, for: [.created, .movedIn, .onlyDirectory])
         }
-        guard errno == ENOENT else { throw SystemError("inotify_add_watch", directory) }
-        let parent = parentDirectory
-        parentWatch = inotify_add_watch(inotifyFD, parent, CLinux_IN_CREATE | CLinux_IN_MOVED_TO | CLinux_IN_ONLYDIR)
-        if parentWatch < 0 { throw SystemError("inotify_add_watch", parent) }
     }
 
     private var parentDirectory: String {
@@ -297,50 +297,28 @@ public final class EvdevTouchInput: TouchInput {
         return joined.isEmpty ? "/" : joined
     }
 
-    private func readNotifications() {
-        let now = EventLoop.now()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { buf in uninterrupted { read(inotifyFD, buf.baseAddress, buf.count) } }
-            if n < 0 {
-                if errno != EAGAIN { log(.error, "\(SystemError("read", "inotify \(directory)"))") }
-                return
-            }
-            if n == 0 { return }
-            var offset = 0
-            while offset + 16 <= n {
-                let (wd, mask, length) = buffer.withUnsafeBytes { raw in
-                    (raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, n)].prefix { $0 != 0 }
-                notice(wd: wd, mask: mask, name: String(decoding: nameBytes, as: UTF8.self), at: now)
-                offset += 16 + length
-            }
-        }
-    }
-
-    private func notice(wd: Int32, mask: UInt32, name: String, at now: TimeStamp) {
-        if mask & CLinux_IN_Q_OVERFLOW != 0 {
+    private func notice(_ notice: FileNotifications.Notice, at now: TimeStamp) {
+        let events = notice.events
+        if events.contains(.overflow) {
             rescan(at: now)
             return
         }
-        if wd == parentWatch, parentWatch >= 0 {
-            if "\(parentDirectory == "/" ? "" : parentDirectory)/\(name)" == directory {
+        if let parentWatch, notice.watch == parentWatch {
+            if "\(parentDirectory == "/" ? "" : parentDirectory)/\(notice.name)" == directory {
                 try? watchDirectory()
                 rescan(at: now)
             }
             return
         }
-        guard wd == directoryWatch else { return }
-        if mask & (CLinux_IN_DELETE_SELF | CLinux_IN_IGNORED) != 0 {
-            directoryWatch = -1
+        guard let directoryWatch, notice.watch == directoryWatch else { return }
+        if !events.isDisjoint(with: [.selfDeleted, .watchGone]) {
+            self.directoryWatch = nil
             do { try watchDirectory() } catch { log(.warning, "cannot watch for \(directory): \(error)") }
             return
         }
+        let name = notice.name
         let node = "\(directory)/\(name)"
-        if mask & (CLinux_IN_DELETE | CLinux_IN_MOVED_FROM) != 0 {
+        if !events.isDisjoint(with: [.deleted, .movedOut]) {
             retries[node] = nil
             failed.remove(node)
             notTouchscreens.remove(node)
@@ -348,7 +326,7 @@ public final class EvdevTouchInput: TouchInput {
             for m in members where m.node == node { remove(m, at: now, because: nil) }
             return
         }
-        guard mask & (CLinux_IN_CREATE | CLinux_IN_MOVED_TO | CLinux_IN_ATTRIB) != 0 else { return }
+        guard !events.isDisjoint(with: [.created, .movedIn, .attributesChanged]) else { return }
         if let path {
             // The named path may be a link udev makes after the node: look again, with retries.
             if members.isEmpty, retries[path] == nil { retryNow(path, at: now) }
@@ -356,7 +334,7 @@ public final class EvdevTouchInput: TouchInput {
         }
         guard EvdevDevice.eventNumber(name) != nil else { return }
         // A new node, or new permissions on one that was refused: try it (again).
-        if mask & (CLinux_IN_CREATE | CLinux_IN_MOVED_TO) == 0 {
+        if events.isDisjoint(with: [.created, .movedIn]) {
             guard failed.contains(node) || retries[node] != nil else { return }
         }
         retryNow(node, at: now)
