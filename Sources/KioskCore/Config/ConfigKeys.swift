@@ -250,9 +250,11 @@ extension ConfigSchema {
         ConfigKey("mqtt", "reconnect_spread_s", .duration(\.mqtt.reconnectSpread, .seconds, 0...3600),
                   "After losing the broker, the first try comes at a random time up to this many seconds later, so a fleet comes back spread out (a fleet of N: about N / this a second)"),
 
-        // The machine: its console.
+        // The machine: its console and its upgrades.
         ConfigKey("kiosk", "allow_vt_switch", .bool(\.kiosk.allowVTSwitch),
                   "A keyboard's keys may switch VTs (Ctrl-Alt-F2) and reach the console (Ctrl-Alt-Del); false turns the kiosk's VT's keyboard off while it runs"),
+        ConfigKey("kiosk", "update_restart_max_min", .duration(\.kiosk.updateRestartMax, .minutes, 0...1440, whole: true),
+                  "A new bubble-kiosk binary installed (a package upgrade) is started at the next quiet start screen, demo or sleeping display, and at the latest after this many minutes, even mid-round; 0: as soon as it is in place"),
     ], orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

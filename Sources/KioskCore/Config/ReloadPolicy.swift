@@ -25,6 +25,8 @@ public enum ReloadPolicy {
         case ("display", "brightness"), ("display", "dim_after_idle_min"), ("display", "dim_brightness"): return .now
         // Devices are opened (and grabbed) once.
         case ("input", "grab"): return .restart
+        // A new binary already waiting gets the new deadline.
+        case ("kiosk", "update_restart_max_min"): return .now
         default: break
         }
         switch key.section {

@@ -184,16 +184,19 @@ public struct AttractSettings: Equatable, Sendable {
     public init() {}
 }
 
-/// Touchscreen handling.
-/// The machine the kiosk runs on: its console.
+/// The machine the kiosk runs on: its console, and how it takes an upgrade.
 public struct KioskSettings: Equatable, Sendable {
     /// A keyboard's keys may switch VTs away from the game and reach the console; false (the
     /// default) turns the kiosk's VT's keyboard off while it runs (`ConsoleKeyboardPolicy`).
     public var allowVTSwitch = false
+    /// A new program file installed: the longest wait for a moment nobody plays before the
+    /// kiosk restarts into it (`UpdateRestartPolicy`); zero restarts at once.
+    public var updateRestartMax = Duration.seconds(10 * 60)
 
     public init() {}
 }
 
+/// Touchscreen handling.
 public struct InputSettings: Equatable, Sendable {
     /// Grab touchscreens exclusively (EVIOCGRAB).
     public var grab = false

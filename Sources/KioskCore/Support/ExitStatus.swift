@@ -15,4 +15,6 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case displayBusy = 5
     /// An operator asked for a fresh start (the unit restarts it at once).
     case operatorReset = 10
+    /// A new program file was installed (an upgrade): the unit starts the new one at once.
+    case updated = 11
 }
