@@ -35,7 +35,9 @@ struct RunCommand: KioskCommand {
         scores.db keeps high scores and play statistics (default /var/lib/bubble-kiosk).
         --touch-test opens the touch-test screen at start (every contact with its device, slot, id,
         positions and pressure, trails, gestures, devices, a grid); it closes after [operator]
-        touch_test_timeout_s without a touch, or by the operator gesture.
+        touch_test_timeout_s without a touch, or by the operator gesture. Under a service manager
+        a new binary installed over its own is started at the next quiet start screen, demo or
+        sleeping display (exit status 11; at the latest after [kiosk] update_restart_max_min).
         bubble-kiosk-desktop adds --display window (its default): a desktop window (default
         1280x800, or --fullscreen) played with the mouse (Shift-click parks a second finger) or touch.
         SIGINT, SIGTERM and SIGQUIT stop it, SIGHUP reloads the configuration, SIGUSR1 writes a
@@ -120,10 +122,19 @@ struct RunCommand: KioskCommand {
         options.stats = args.has("stats")
         options.touchTest = args.has("touch-test")
         options.stateDirectory = StateDirectory.resolve(flag: args.value("state-dir"))
+        let notifier = SystemdNotifier(log: log)
+        // Only a service manager starts the new program after the exit; from a shell (or a
+        // developer's rebuild) the kiosk keeps running what it started with.
+        if notifier.isSupervised {
+            options.program = InstalledProgram.current()
+            if options.program == nil {
+                Console.log(.warning, "cannot tell which file this program runs from (/proc/self/exe): an upgrade takes effect at the next restart")
+            }
+        }
         // Only DRM can give the screen up: fbdev would keep drawing over the other VT.
         let console = display is DRMDisplay ? try openConsole(loop, keyboard: ConsoleKeyboardPolicy(allowVTSwitch: settings.kiosk.allowVTSwitch), log: log) : nil
         let runtime = KioskRuntime(settings: settings, display: display, input: input, loop: loop, options: options,
-                                   console: console, notifier: SystemdNotifier(log: log), logger: log,
+                                   console: console, notifier: notifier, logger: log,
                                    loadConfig: { ConfigLoader.load(configPath: configPath) })
         runtime.attach(operatorLayers(scoreDirectory: StateDirectory.resolveForStore(flag: args.value("state-dir"))))
         Console.log(.info, "display \(echoed(display.name, limit: 120)), input \(echoed(input.name, limit: 120)), seed \(seed)" + (console == nil ? "" : ", on a VT"))

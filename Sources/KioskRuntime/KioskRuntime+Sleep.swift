@@ -75,10 +75,15 @@ extension KioskRuntime {
 
     private func decideSleep(_ now: TimeStamp) -> DisplaySleepPolicy.Decision {
         let game = session.game
-        let fingers = session.contacts.keys.contains { $0 != DemoPlayer.device }
         let facts = DisplaySleepPolicy.Facts(screen: game.screen, screenSince: game.screenSince,
-                                             activity: state.activity, touching: fingers || touches.hold.isHolding)
+                                             activity: state.activity, touching: fingerDown)
         return displaySleep.decide(DisplaySleepPolicy(settings), facts, clock: wallClock, at: now)
+    }
+
+    /// A real finger is down: in the game (the demo's are no one's, stuck ones are out of it),
+    /// or the one that woke the display, held until it lifts.
+    var fingerDown: Bool {
+        session.contacts.keys.contains { $0 != DemoPlayer.device } || touches.hold.isHolding
     }
 
     func fallAsleep(_ reason: DisplaySleepPolicy.Reason, at now: TimeStamp, recheck: TimeStamp?) {

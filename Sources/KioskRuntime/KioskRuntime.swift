@@ -7,7 +7,8 @@ import KioskRender
 /// The running kiosk: one event loop driving a handful of owners, each with its own state and
 /// timers: the display stage (`DisplayStage`), the touch path (`TouchPath`), the game session,
 /// the display's sleep (`DisplaySleep`), the touch-test screen (`TouchTestScreen`), the operator
-/// console (`OperatorConsole`), the layers (`LayerBus`) and the reporter (`Reporter`). The
+/// console (`OperatorConsole`), the upgrade (`UpdateRestart`), the layers (`LayerBus`) and the
+/// reporter (`Reporter`). The
 /// executable builds the backends and hands them in; tests hand in a virtual clock, a virtual
 /// display and a replay.
 ///
@@ -40,6 +41,9 @@ public final class KioskRuntime: LayerHost {
         /// The one wall clock (the sleep schedule, rounds today, the daily tables, hooks' and
         /// metrics' times): the system's, or a virtual one in tests.
         public var wallClock: WallClock = SystemWallClock()
+        /// The program file to watch for a new version (`bubble-kiosk run` under a service
+        /// manager: its own, `/usr/bin/bubble-kiosk`; tests: a file standing in); nil: none.
+        public var program: InstalledProgram?
         /// Reads the configuration again for SIGHUP (the same files as at start).
         var loadConfig: () -> ConfigResult = { ConfigResult(settings: Settings()) }
 
@@ -73,6 +77,7 @@ public final class KioskRuntime: LayerHost {
     public let displaySleep: DisplaySleep
     public let touchTest: TouchTestScreen
     let operatorConsole: OperatorConsole
+    let updates: UpdateRestart
     let layers: LayerBus
     let reporter: Reporter
     var state: State
@@ -98,12 +103,14 @@ public final class KioskRuntime: LayerHost {
         displaySleep = DisplaySleep(loop: loop, display: display)
         touchTest = TouchTestScreen(loop: loop)
         operatorConsole = OperatorConsole(loop: loop, input: OperatorInput(settings: settings, pxPerMM: pxPerMM, screen: display.size))
+        updates = UpdateRestart(loop: loop, program: options.program)
         layers = LayerBus(screen: session.game.screen)
         reporter = Reporter(logger: logger, notifier: notifier, loop: loop)
         state = State(started: loop.now, onScreen: .game(session.game.screen), activity: Activity(start: loop.now))
         // What each owner does to the rest is said once `self` is whole.
         displaySleep.log = { [unowned self] level, text in log(level, text) }
         operatorConsole.found = { [unowned self] out, time in operatorFound(out, at: time) }
+        updates.arrived = { [unowned self] path in announceUpdate(path: path) }
         loop.onFire(stage.ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }
         loop.onFire(stage.screenProbeTimer) { [unowned self] now in probeForScreens(at: now) }
     }
@@ -128,8 +135,12 @@ public final class KioskRuntime: LayerHost {
             displaySleep.forgetDecision()
         }
     }
-    /// What `run` returns: `.operatorReset` once the reset stopped the loop.
-    public var exitStatus: ExitStatus { operatorConsole.resetAsked ? .operatorReset : .stopped }
+    /// What `run` returns: `.operatorReset` once the reset stopped the loop, `.updated` once the
+    /// restart into a new program did.
+    public var exitStatus: ExitStatus {
+        if operatorConsole.resetAsked { return .operatorReset }
+        return updates.restartAsked ? .updated : .stopped
+    }
     public var displayState: DisplayState { stage.ownership.state }
     /// What is on the screen now.
     public var onScreen: OnScreen { state.onScreen }
@@ -245,6 +256,7 @@ public final class KioskRuntime: LayerHost {
         updateOnScreen()
         if options.attractNow { emit(session.startDemo(at: started), at: started) }
         if options.touchTest { openTouchTest(at: started) }
+        updates.start(at: started, log: logger)
         loop.onIteration = { [unowned self] now in update(now) }
     }
 
@@ -337,6 +349,8 @@ public final class KioskRuntime: LayerHost {
 
     /// One iteration's work: input due, time passing, drawing; then the timers for what is next.
     func update(_ now: TimeStamp) {
+        // Asleep or awake: a sleeping display is a moment to take an upgrade.
+        defer { considerUpdate(at: now) }
         if sleepingUpdate(now) { return }
         input.advance(to: now)
         if !advanceTouchTest(to: now) { emit(session.advance(to: now), at: now) }
