@@ -153,6 +153,32 @@ for s in postinst prerm postrm; do
 done
 check "postinst creates the user with systemd-sysusers and enables the unit" \
     bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -q 'deb-systemd-helper enable bubble-kiosk.service' '$work/DEBIAN/postinst'"
+# An upgrade must not cut a round: a running kiosk restarts into the new binary itself. Only
+# kiosks from before that (0.1.0-1 and older) are restarted by the package.
+# The postinst run as on a machine that systemd runs (that test forced true, no udev), with stubs
+# that only log what deb-systemd-invoke is asked: what it does for each version upgraded from.
+postinst_action() {
+    local stubs=$work/postinst-stubs c
+    mkdir -p "$stubs"
+    for c in systemd-sysusers deb-systemd-helper udevadm systemctl; do printf '#!/bin/sh\nexit 0\n' > "$stubs/$c"; done
+    printf '#!/bin/sh\necho "$*" >> "%s/invoked"\n' "$stubs" > "$stubs/deb-systemd-invoke"
+    chmod +x "$stubs"/*
+    sed 's|\[ -d /run/systemd/system \]|true|; s|\[ -d /run/udev \]|false|' "$work/DEBIAN/postinst" > "$stubs/postinst"
+    : > "$stubs/invoked"
+    PATH="$stubs:$PATH" sh "$stubs/postinst" configure "$@" >&2 && cat "$stubs/invoked"
+}
+postinst_restarts_only_old_kiosks() {
+    local case from want action
+    # FROM=ACTION: the version upgraded from (none: a first install) and what must happen.
+    for case in =start 0.0.9-3=restart 0.1.0-1=restart 0.1.0-2=start 1.0-1=start; do
+        from=${case%=*} want=${case#*=}
+        action=$(postinst_action $from) || return 1
+        echo "from '$from': $action (want $want)"
+        [ "$action" = "$want bubble-kiosk.service" ] || return 1
+    done
+}
+check "postinst starts a fresh install and leaves a running kiosk to restart itself; only one from 0.1.0-1 or older is restarted" \
+    postinst_restarts_only_old_kiosks
 check "prerm stops the unit and a pending retry on remove" \
     grep -q 'deb-systemd-invoke stop bubble-kiosk.service bubble-kiosk-retry.timer' "$work/DEBIAN/prerm"
 check "postrm removes the state and the user on purge" \
