@@ -22,11 +22,30 @@ public final class SceneRenderer {
     /// Translucent panel colours over a background, blended once into the opaque colour.
     private var panelColors: [PanelOverBackground: RGBColor] = [:]
 
-    /// - Parameter spriteBudgetBytes: memory for cached sprites before old ones are dropped.
-    public init(size: PixelSize, spriteBudgetBytes: Int = 12 << 20) {
+    /// The sprite budget given to `init`; nil: `spriteBudget(for:)` of the frame's size.
+    private let fixedSpriteBudget: Int?
+
+    /// - Parameter spriteBudgetBytes: memory for cached sprites before the least recently used
+    ///   are dropped; by default `spriteBudget(for:)` of the screen, whatever size it turns to.
+    public init(size: PixelSize, spriteBudgetBytes: Int? = nil) {
         frame = Frame(size: size)
         cr = Self.context(for: frame)
-        cache = SpriteCache(byteBudget: spriteBudgetBytes)
+        fixedSpriteBudget = spriteBudgetBytes
+        cache = SpriteCache(byteBudget: spriteBudgetBytes ?? Self.spriteBudget(for: size))
+    }
+
+    /// Half the bytes of a frame of `size`, at least 2 MB.
+    ///
+    /// Sprites are sized in millimetres, and bubbles never overlap, so what one screen shows
+    /// cannot outgrow the screen: a full redraw of a default round needs 1.3-1.6 MB of sprites at
+    /// 1920x1080 (each bare item's flattened twin included), a fifth of its 8.3 MB frame, and
+    /// only a 400-bubble screen needs more than half (5 MB; a frame's own sprites are kept over
+    /// budget). Half a frame keeps a round's sprites twice over: what comes back (sparks,
+    /// digits, the bar's texts) stays, while popped bubbles (a new one's diameter is random)
+    /// and old scores go, and the kiosk's peak memory at 1920x1080 stays inside its 40 MB. At
+    /// least 2 MB: a small panel's texts and buttons are about the size of a large one's.
+    public static func spriteBudget(for size: PixelSize) -> Int {
+        max(2 << 20, PixelBuffer.byteCount(size: size) / 2)
     }
 
     deinit { cairo_destroy(cr) }
@@ -34,6 +53,12 @@ public final class SceneRenderer {
     /// Sprites currently cached, and their memory.
     public var spriteCount: Int { cache.count }
     public var spriteBytes: Int { cache.byteCount }
+    /// The most memory cached sprites may take, but for those of the frame being drawn.
+    public var spriteBudgetBytes: Int { cache.byteBudget }
+    /// Memory of the sprites the last frame drawn used.
+    public var spriteBytesLastFrame: Int { cache.lastFrameBytes }
+    /// Sprites dropped since the start to stay within the budget.
+    public var spritesDropped: Int { cache.evictions }
     /// Sprites rendered since the start: a steady animation renders few or none per frame.
     public var spritesRendered: Int { cache.misses }
 
@@ -50,6 +75,7 @@ public final class SceneRenderer {
             cairo_destroy(cr)
             frame = Frame(size: scene.size)
             cr = Self.context(for: frame)
+            cache.byteBudget = fixedSpriteBudget ?? Self.spriteBudget(for: scene.size)
             tracker.invalidate()
         }
         let damage = tracker.damage(for: scene)

@@ -13,8 +13,8 @@ final class Sprite {
     let anchor: Vector2
     /// For text: the advance width, to align the sprite left, centred or right.
     let advance: Double
-    var lastUse: UInt64 = 0
 
+    /// Its pixels' memory (ARGB32 rows have no padding), what the cache's budget counts.
     var byteCount: Int { width * height * 4 }
 
     /// Renders `draw` into a new transparent surface whose origin is moved to `anchor`.
@@ -88,22 +88,36 @@ enum SpriteKey: Hashable {
 
 /// Renders each distinct sprite once and keeps it while there is room.
 ///
-/// Memory is bounded by `byteBudget`: after each frame, sprites not used recently are dropped,
-/// oldest first (a bubble that popped, a score that changed).
+/// Memory is bounded by `byteBudget` (pixel bytes): a new sprite that would take the cache over
+/// it first drops the least recently used ones (a bubble that popped, a score that changed).
+/// Never one used in this frame or the last: frames whose own sprites exceed the budget keep
+/// them. Dropping one of this frame's would render it again later in the same frame; one of
+/// the last frame's, not yet drawn in this one, would be rendered again when it is, and drop
+/// another of them in turn, every frame.
+/// Lookups, hits and drops are O(1); a hit allocates nothing.
 final class SpriteCache {
-    private var sprites: [SpriteKey: Sprite] = [:]
-    private(set) var byteCount = 0
-    let byteBudget: Int
-    /// Counts `endFrame` calls; sprites used during the current frame are never evicted.
+    /// Where each key's sprite sits in `recency`.
+    private var slots: [SpriteKey: Int] = [:]
+    private var recency = RecencyList()
+    /// Set anew when the screen changes size; takes effect as sprites are next cached.
+    var byteBudget: Int
+    /// Counts `endFrame` calls; sprites used at this count or the one before are never dropped.
     private var clock: UInt64 = 1
     /// Sprites rendered from their shapes so far (for tests and the benchmark); a flattened
     /// twin, one composite of a sprite already made, does not count.
     private(set) var misses = 0
+    /// Sprites dropped to stay within the budget so far.
+    private(set) var evictions = 0
+    /// Pixel bytes of the distinct sprites the last finished frame used: what it needs cached
+    /// to render again without rendering a sprite.
+    private(set) var lastFrameBytes = 0
+    /// The same, so far, for the frame under way.
+    private var frameBytes = 0
     /// A 1x1 surface to measure text before a text sprite's size is known.
     private let scratchSurface: OpaquePointer
     private let scratch: OpaquePointer
 
-    init(byteBudget: Int = 12 << 20) {
+    init(byteBudget: Int) {
         self.byteBudget = byteBudget
         scratchSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
         scratch = cairo_create(scratchSurface)
@@ -115,31 +129,43 @@ final class SpriteCache {
         cairo_surface_destroy(scratchSurface)
     }
 
-    var count: Int { sprites.count }
+    var count: Int { slots.count }
+
+    /// Whether `key`'s sprite is cached, without using it (for tests).
+    func isCached(_ key: SpriteKey) -> Bool { slots[key] != nil }
+    /// Pixel bytes of the cached sprites.
+    var byteCount: Int { recency.byteCount }
 
     func sprite(_ key: SpriteKey) -> Sprite {
-        if let s = sprites[key] {
-            s.lastUse = clock
-            return s
+        if let slot = slots[key] {
+            let (sprite, firstUse) = recency.use(slot, at: clock)
+            if firstUse { frameBytes += sprite.byteCount }
+            return sprite
         }
+        // May cache another sprite first (a flattened twin's own), so slots are looked up after.
         let s = make(key)
-        s.lastUse = clock
-        sprites[key] = s
-        byteCount += s.byteCount
+        makeRoom(for: s.byteCount)
+        slots[key] = recency.add(key, s, at: clock)
+        frameBytes += s.byteCount
         if case .onBackground = key {} else { misses += 1 }
         return s
     }
 
-    /// Drops least recently used sprites once over budget, down to three quarters of it.
-    func endFrame() {
-        defer { clock += 1 }
-        guard byteCount > byteBudget else { return }
-        let target = byteBudget / 4 * 3
-        for (key, s) in sprites.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            if byteCount <= target || s.lastUse == clock { break }
-            byteCount -= s.byteCount
-            sprites[key] = nil
+    /// Drops least recently used sprites until `bytes` more fit in the budget, or until only
+    /// sprites of this frame and the last are left.
+    private func makeRoom(for bytes: Int) {
+        while recency.byteCount + bytes > byteBudget, let oldest = recency.oldest(usedBefore: clock - 1) {
+            let key = recency.remove(oldest)
+            slots[key] = nil
+            evictions += 1
         }
+    }
+
+    /// The frame is drawn: its sprites may be dropped from now on.
+    func endFrame() {
+        lastFrameBytes = frameBytes
+        frameBytes = 0
+        clock += 1
     }
 
     // MARK: Keys for shapes
@@ -257,5 +283,83 @@ final class SpriteCache {
         return Sprite(width: width, height: height, anchor: anchor, advance: e.x_advance) { cr in
             Painter.text(cr, string, size: size, color: color, bold: bold)
         }
+    }
+}
+
+/// The cached sprites in order of last use, a doubly linked list over the slots of one array:
+/// moving a sprite to the front is a few index writes, without allocation or reference
+/// counting, and a dropped sprite's slot is reused by the next one cached.
+private struct RecencyList {
+    private struct Entry {
+        var key: SpriteKey?
+        var sprite: Sprite?
+        /// The `SpriteCache` clock at its last use.
+        var lastUse: UInt64 = 0
+        /// Neighbours towards the most and the least recently used end; -1 at the ends.
+        var newer = -1
+        var older = -1
+    }
+
+    private var entries: [Entry] = []
+    private var freeSlots: [Int] = []
+    private var newest = -1
+    private var oldest = -1
+    private(set) var byteCount = 0
+
+    /// Caches `sprite` as the most recently used; returns its slot.
+    mutating func add(_ key: SpriteKey, _ sprite: Sprite, at clock: UInt64) -> Int {
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = entries.count
+            entries.append(Entry())
+        }
+        entries[slot] = Entry(key: key, sprite: sprite, lastUse: clock)
+        linkAsNewest(slot)
+        byteCount += sprite.byteCount
+        return slot
+    }
+
+    /// The sprite in `slot`, now the most recently used; `firstUse` when it had not been used
+    /// at `clock` yet.
+    mutating func use(_ slot: Int, at clock: UInt64) -> (sprite: Sprite, firstUse: Bool) {
+        let firstUse = entries[slot].lastUse != clock
+        entries[slot].lastUse = clock
+        if slot != newest {
+            unlink(slot)
+            linkAsNewest(slot)
+        }
+        // A cached slot always holds its sprite.
+        return (entries[slot].sprite.unsafelyUnwrapped, firstUse)
+    }
+
+    /// The least recently used slot, if it was last used before `clock`.
+    func oldest(usedBefore clock: UInt64) -> Int? {
+        guard oldest >= 0, entries[oldest].lastUse < clock else { return nil }
+        return oldest
+    }
+
+    /// Takes the sprite in `slot` out (freeing it unless a frame still holds it); returns its key.
+    mutating func remove(_ slot: Int) -> SpriteKey {
+        unlink(slot)
+        let entry = entries[slot]
+        entries[slot] = Entry()
+        freeSlots.append(slot)
+        byteCount -= entry.sprite?.byteCount ?? 0
+        return entry.key.unsafelyUnwrapped
+    }
+
+    private mutating func linkAsNewest(_ slot: Int) {
+        entries[slot].newer = -1
+        entries[slot].older = newest
+        if newest >= 0 { entries[newest].newer = slot } else { oldest = slot }
+        newest = slot
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let newer = entries[slot].newer, older = entries[slot].older
+        if newer >= 0 { entries[newer].older = older } else { newest = older }
+        if older >= 0 { entries[older].newer = newer } else { oldest = newer }
     }
 }
