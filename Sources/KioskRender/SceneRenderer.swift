@@ -37,12 +37,10 @@ public final class SceneRenderer {
     /// Half the bytes of a frame of `size`, at least 2 MB.
     ///
     /// Sprites are sized in millimetres, and bubbles never overlap, so what one screen shows
-    /// cannot outgrow the screen: a full redraw of a default round needs 1.3-1.6 MB of sprites at
-    /// 1920x1080 (each bare item's flattened twin included), a fifth of its 8.3 MB frame, and
-    /// only a 400-bubble screen needs more than half (5 MB; a frame's own sprites are kept over
-    /// budget). Half a frame keeps a round's sprites twice over: what comes back (sparks,
-    /// digits, the bar's texts) stays, while popped bubbles (a new one's diameter is random)
-    /// and old scores go, and the kiosk's peak memory at 1920x1080 stays inside its 40 MB. At
+    /// cannot outgrow the screen: a full redraw of a default round needs 1.3 MB of sprites at
+    /// 1920x1080 (their flattened pixels included), a sixth of its 8.3 MB frame. Half a frame
+    /// keeps a round's sprites twice over: what comes back (sparks, digits, the bar's texts)
+    /// stays, while popped bubbles (a new one's diameter is random) and old scores go. At
     /// least 2 MB: a small panel's texts and buttons are about the size of a large one's.
     public static func spriteBudget(for size: PixelSize) -> Int {
         max(2 << 20, PixelBuffer.byteCount(size: size) / 2)
@@ -80,9 +78,9 @@ public final class SceneRenderer {
         }
         let damage = tracker.damage(for: scene)
         guard !damage.isEmpty else { return [] }
-        var bare: [Bool]?  // worked out once a frame, when first needed
+        var stack: Stack?  // worked out once a frame, when first needed
         for rect in damage {
-            repaint(rect, of: scene, bounds: tracker.bounds, bare: &bare)
+            repaint(rect, of: scene, bounds: tracker.bounds, stack: &stack)
         }
         // Pixman wrote behind cairo's back: whatever cairo keeps of the surface is stale.
         cairo_surface_mark_dirty(frame.surface)
@@ -103,7 +101,7 @@ public final class SceneRenderer {
     ///
     /// Items with nothing but the background under them are copied opaque (their sprite
     /// flattened onto the background, a bar's blended colour) rather than blended.
-    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect], bare: inout [Bool]?) {
+    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect], stack: inout Stack?) {
         let background = scene.background.withAlpha(1)
         frame.fill(rect, with: background)
         // Test the precomputed bounds first: most items miss a small rectangle, and reading
@@ -117,8 +115,8 @@ public final class SceneRenderer {
             }
             var onBackground: RGBColor?
             if shape.isGoal || (flattensBareItems && shape.canBeFlattened) {
-                if bare == nil { bare = PixelRect.nothingBelow(inStack: bounds) }
-                if bare?[i] == true { onBackground = background }
+                if stack == nil { stack = Stack(bounds) }
+                if isBare(i, of: scene, bounds: bounds, stack: &stack!) { onBackground = background }
             }
             if onBackground != nil, let placed = placedSprite(shape, onBackground: onBackground), placed.replacing {
                 blit(placed, within: clip)
@@ -128,6 +126,43 @@ public final class SceneRenderer {
                 draw(shape, within: clip)
             }
         }
+    }
+
+    /// Whether item `i` has nothing but the background under what it covers: nothing below
+    /// reaches into its box, or what does lies beside its sprite's rows (bubbles never
+    /// overlap, but their boxes do at the corners when they are packed close).
+    private func isBare(_ i: Int, of scene: Scene, bounds: [PixelRect], stack: inout Stack) -> Bool {
+        switch stack.bare[i] {
+        case .yes: return true
+        case .no: return false
+        case .unknown: break
+        }
+        var bare = true
+        let below = stack.overlaps.below(i)
+        if !below.isEmpty {
+            // Copied whole (the basket, a bar) or drawn otherwise: its box is what it covers,
+            // and that box has something in it.
+            let upper = coverage(of: scene.items[i].shape, bounds: bounds[i])
+            bare = upper.sprite != nil
+                && !below.contains { upper.meets(coverage(of: scene.items[$0].shape, bounds: bounds[$0])) }
+        }
+        stack.bare[i] = bare ? .yes : .no
+        return bare
+    }
+
+    /// The pixels an item can change: its sprite's rows where it is drawn from one sprite at
+    /// its place, else its whole box (`bounds`).
+    private func coverage(of shape: SceneShape, bounds: PixelRect) -> Coverage {
+        switch shape {
+        case .bubble(let b) where b.shadow.map({ $0.opacity > 0 }) ?? false:
+            return Coverage(box: bounds, sprite: nil)  // the shadow reaches out of the sprite
+        case .bubble, .particle, .finger, .button, .text:
+            guard bounds.area <= Self.largestSprite, let placed = placedSprite(shape, onBackground: nil) else { break }
+            return Coverage(box: placed.box, sprite: placed.sprite)
+        case .goal, .panel, .polyline, .cells:
+            break
+        }
+        return Coverage(box: bounds, sprite: nil)
     }
 
     private func drawWithPaths(_ shape: SceneShape, within clip: PixelRect) {
@@ -169,19 +204,19 @@ public final class SceneRenderer {
     }
 
     /// The sprite a shape is drawn from and where; on the bare background (`onBackground`) at
-    /// full opacity, its twin flattened onto it, copied rather than blended. The basket's
+    /// full opacity, with its pixels flattened onto it, copied rather than blended. The basket's
     /// sprite over the background is drawn from its paths straight onto it, so it is the very
     /// pixels its paths would draw there. Nil for shapes without one at this size.
     private func placedSprite(_ shape: SceneShape, onBackground background: RGBColor?) -> PlacedSprite? {
-        // The sprite itself, or its flattened twin (same size, anchor and advance).
-        func chosen(_ key: SpriteKey, opacity: Double) -> (sprite: Sprite, replacing: Bool) {
-            if let background, opacity >= 1 { return (cache.sprite(.onBackground(key, background)), true) }
-            return (cache.sprite(key), false)
+        // The sprite, and its pixels flattened onto the bare background when it goes there whole.
+        func chosen(_ key: SpriteKey, opacity: Double) -> (sprite: Sprite, flat: Sprite.Flattened?) {
+            if let background, opacity >= 1 { return cache.flattened(key, onto: background) }
+            return (cache.sprite(key), nil)
         }
         func placed(_ key: SpriteKey, _ point: Vector2, opacity: Double = 1) -> PlacedSprite? {
             guard opacity > 0 else { return nil }
             let c = chosen(key, opacity: opacity)
-            return PlacedSprite(c.sprite, anchoredAt: point, opacity: c.replacing ? 1 : opacity, replacing: c.replacing)
+            return PlacedSprite(c.sprite, anchoredAt: point, opacity: c.flat == nil ? opacity : 1, flat: c.flat)
         }
         switch shape {
         case .bubble(let b):
@@ -200,8 +235,7 @@ public final class SceneRenderer {
             case .center: c.sprite.advance / 2
             case .right: c.sprite.advance
             }
-            return PlacedSprite(c.sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), opacity: 1,
-                                replacing: c.replacing)
+            return PlacedSprite(c.sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), opacity: 1, flat: c.flat)
         case .goal(let g):
             guard let (key, anchor) = SpriteCache.key(g, background: background) else { return nil }
             return PlacedSprite(cache.sprite(key), anchoredAt: anchor, opacity: 1, replacing: background != nil)
@@ -218,6 +252,10 @@ public final class SceneRenderer {
     /// Composites a placed sprite, at whole-pixel offsets so pixman copies rows without resampling.
     private func blit(_ placed: PlacedSprite, within clip: PixelRect) {
         guard let r = placed.box.intersection(clip), let image = placed.sprite.image else { return }
+        if let flat = placed.flat {
+            frame.copy(placed.sprite, flattened: flat, origin: (placed.box.x, placed.box.y), within: r)
+            return
+        }
         Pixman.composite(image, origin: (placed.box.x, placed.box.y), onto: frame.image, rect: r,
                          opacity: placed.opacity, replacing: placed.replacing)
     }
@@ -292,20 +330,63 @@ extension SceneRenderer {
     }
 }
 
+/// The scene's items stacked in drawing order, for telling which lie on the bare background.
+private struct Stack {
+    enum Bare { case unknown, yes, no }
+
+    let overlaps: StackOverlaps
+    /// Worked out for an item when it is first drawn in the frame.
+    var bare: [Bare]
+
+    init(_ bounds: [PixelRect]) {
+        let overlaps = StackOverlaps(bounds)
+        self.overlaps = overlaps
+        bare = bounds.indices.map { overlaps.nothingBelow($0) ? .yes : .unknown }
+    }
+}
+
+/// The pixels an item can change: its sprite's row spans at `box`, or all of `box`.
+private struct Coverage {
+    let box: PixelRect
+    let sprite: Sprite?
+
+    /// Whether some pixel lies in both.
+    func meets(_ other: Coverage) -> Bool {
+        guard let shared = box.intersection(other.box) else { return false }
+        if sprite == nil, other.sprite == nil { return true }
+        for y in shared.y..<shared.maxY {
+            let a = span(y), b = other.span(y)
+            if max(a.lowerBound, b.lowerBound) < min(a.upperBound, b.upperBound) { return true }
+        }
+        return false
+    }
+
+    /// Frame columns covered in frame row `y` (within the box).
+    private func span(_ y: Int) -> Range<Int> {
+        guard let sprite else { return box.x..<box.maxX }
+        let s = sprite.rows[y - box.y]
+        return box.x + Int(s.start)..<box.x + Int(s.end)
+    }
+}
+
 /// A sprite at its whole-pixel place in the frame, and how it goes on.
 private struct PlacedSprite {
     let sprite: Sprite
     let box: PixelRect
     let opacity: Double
-    /// Opaque: copied over what is there rather than blended.
+    /// Copied over what is there rather than blended: an opaque sprite (the basket over the
+    /// background), or one with `flat`, its pixels flattened onto the bare background.
     let replacing: Bool
+    let flat: Sprite.Flattened?
 
-    init(_ sprite: Sprite, anchoredAt point: Vector2, opacity: Double, replacing: Bool) {
+    init(_ sprite: Sprite, anchoredAt point: Vector2, opacity: Double, replacing: Bool = false,
+         flat: Sprite.Flattened? = nil) {
         self.sprite = sprite
         box = PixelRect(x: Int((point.x - sprite.anchor.x).rounded()), y: Int((point.y - sprite.anchor.y).rounded()),
                         width: sprite.width, height: sprite.height)
         self.opacity = opacity
-        self.replacing = replacing
+        self.replacing = replacing || flat != nil
+        self.flat = flat
     }
 }
 

@@ -2,43 +2,6 @@ internal import CCairo
 internal import CPixman
 import KioskCore
 
-/// A pre-rendered ARGB32 (premultiplied) picture of one shape, owned by the sprite cache.
-final class Sprite {
-    let surface: OpaquePointer
-    /// The same pixels for pixman (nil only if it had no memory: then the sprite is not drawn).
-    let image: OpaquePointer?
-    let width: Int
-    let height: Int
-    /// Where the shape's anchor (a centre, a corner or a baseline origin) lies in the sprite.
-    let anchor: Vector2
-    /// For text: the advance width, to align the sprite left, centred or right.
-    let advance: Double
-
-    /// Its pixels' memory (ARGB32 rows have no padding), what the cache's budget counts.
-    var byteCount: Int { width * height * 4 }
-
-    /// Renders `draw` into a new transparent surface whose origin is moved to `anchor`.
-    init(width: Int, height: Int, anchor: Vector2, advance: Double = 0, draw: (OpaquePointer) -> Void) {
-        self.width = max(width, 1)
-        self.height = max(height, 1)
-        self.anchor = anchor
-        self.advance = advance
-        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(self.width), Int32(self.height))
-        if let cr = cairo_create(surface) {
-            Painter.configureText(cr)
-            cairo_translate(cr, anchor.x, anchor.y)
-            draw(cr)
-            cairo_destroy(cr)
-        }
-        image = Pixman.image(over: surface)
-    }
-
-    deinit {
-        if let image { pixman_image_unref(image) }
-        cairo_surface_destroy(surface)
-    }
-}
-
 /// What a sprite shows. Sizes are quantised (bubbles to whole pixels, angles to whole degrees,
 /// particles to half and finger radii to quarter pixels) so near-identical shapes share one sprite.
 enum SpriteKey: Hashable {
@@ -55,10 +18,6 @@ enum SpriteKey: Hashable {
     /// straight onto the frame: translucent layers blended in a sprite first can round a
     /// level apart).
     case goal(width: Double, height: Double, offsetX: Double, offsetY: Double, active: Bool, background: RGBColor?)
-    /// Another sprite composited onto an opaque background: opaque itself, so the renderer
-    /// copies it where nothing but the background lies under the shape. Exactly the pixels
-    /// of compositing that sprite onto the background in the frame.
-    indirect case onBackground(SpriteKey, RGBColor)
 
     enum QuantisedContent: Hashable {
         case none
@@ -88,7 +47,7 @@ enum SpriteKey: Hashable {
 
 /// Renders each distinct sprite once and keeps it while there is room.
 ///
-/// Memory is bounded by `byteBudget` (pixel bytes): a new sprite that would take the cache over
+/// Memory is bounded by `byteBudget` (`Sprite.byteCount`): a new sprite that would take the cache over
 /// it first drops the least recently used ones (a bubble that popped, a score that changed).
 /// Never one used in this frame or the last: frames whose own sprites exceed the budget keep
 /// them. Dropping one of this frame's would render it again later in the same frame; one of
@@ -103,13 +62,13 @@ final class SpriteCache {
     var byteBudget: Int
     /// Counts `endFrame` calls; sprites used at this count or the one before are never dropped.
     private var clock: UInt64 = 1
-    /// Sprites rendered from their shapes so far (for tests and the benchmark); a flattened
-    /// twin, one composite of a sprite already made, does not count.
+    /// Sprites rendered from their shapes so far (for tests and the benchmark); flattening one
+    /// onto the background does not count.
     private(set) var misses = 0
     /// Sprites dropped to stay within the budget so far.
     private(set) var evictions = 0
-    /// Pixel bytes of the distinct sprites the last finished frame used: what it needs cached
-    /// to render again without rendering a sprite.
+    /// Memory of the distinct sprites the last finished frame used: what it needs cached to
+    /// render again without rendering a sprite.
     private(set) var lastFrameBytes = 0
     /// The same, so far, for the frame under way.
     private var frameBytes = 0
@@ -133,22 +92,38 @@ final class SpriteCache {
 
     /// Whether `key`'s sprite is cached, without using it (for tests).
     func isCached(_ key: SpriteKey) -> Bool { slots[key] != nil }
-    /// Pixel bytes of the cached sprites.
+    /// Memory of the cached sprites (`Sprite.byteCount`).
     var byteCount: Int { recency.byteCount }
 
-    func sprite(_ key: SpriteKey) -> Sprite {
+    func sprite(_ key: SpriteKey) -> Sprite { cached(key).sprite }
+
+    /// `key`'s sprite and its pixels flattened onto `background` (`Sprite.flattened(onto:)`),
+    /// whose memory the cache counts with the sprite's.
+    func flattened(_ key: SpriteKey, onto background: RGBColor) -> (sprite: Sprite, flat: Sprite.Flattened) {
+        let (slot, sprite) = cached(key)
+        let before = sprite.byteCount
+        let flat = sprite.flattened(onto: background)
+        if sprite.byteCount != before {
+            recency.resize(slot, by: sprite.byteCount - before)
+            frameBytes += sprite.byteCount - before
+            makeRoom(for: 0)
+        }
+        return (sprite, flat)
+    }
+
+    private func cached(_ key: SpriteKey) -> (slot: Int, sprite: Sprite) {
         if let slot = slots[key] {
             let (sprite, firstUse) = recency.use(slot, at: clock)
             if firstUse { frameBytes += sprite.byteCount }
-            return sprite
+            return (slot, sprite)
         }
-        // May cache another sprite first (a flattened twin's own), so slots are looked up after.
         let s = make(key)
         makeRoom(for: s.byteCount)
-        slots[key] = recency.add(key, s, at: clock)
+        let slot = recency.add(key, s, at: clock)
+        slots[key] = slot
         frameBytes += s.byteCount
-        if case .onBackground = key {} else { misses += 1 }
-        return s
+        misses += 1
+        return (slot, s)
     }
 
     /// Drops least recently used sprites until `bytes` more fit in the budget, or until only
@@ -247,17 +222,6 @@ final class SpriteCache {
                 }
                 Painter.goal(cr, shape)
             }
-        case let .onBackground(key, background):
-            let over = sprite(key)
-            return Sprite(width: over.width, height: over.height, anchor: over.anchor, advance: over.advance) { cr in
-                cairo_identity_matrix(cr)
-                cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-                Painter.setColor(cr, background.withAlpha(1))
-                cairo_paint(cr)
-                cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
-                cairo_set_source_surface(cr, over.surface, 0, 0)
-                cairo_paint(cr)
-            }
         }
     }
 
@@ -293,6 +257,8 @@ private struct RecencyList {
     private struct Entry {
         var key: SpriteKey?
         var sprite: Sprite?
+        /// The sprite's memory as last counted.
+        var bytes = 0
         /// The `SpriteCache` clock at its last use.
         var lastUse: UInt64 = 0
         /// Neighbours towards the most and the least recently used end; -1 at the ends.
@@ -315,10 +281,16 @@ private struct RecencyList {
             slot = entries.count
             entries.append(Entry())
         }
-        entries[slot] = Entry(key: key, sprite: sprite, lastUse: clock)
+        entries[slot] = Entry(key: key, sprite: sprite, bytes: sprite.byteCount, lastUse: clock)
         linkAsNewest(slot)
         byteCount += sprite.byteCount
         return slot
+    }
+
+    /// The sprite in `slot` grew (or shrank) by `bytes`.
+    mutating func resize(_ slot: Int, by bytes: Int) {
+        entries[slot].bytes += bytes
+        byteCount += bytes
     }
 
     /// The sprite in `slot`, now the most recently used; `firstUse` when it had not been used
@@ -346,7 +318,7 @@ private struct RecencyList {
         let entry = entries[slot]
         entries[slot] = Entry()
         freeSlots.append(slot)
-        byteCount -= entry.sprite?.byteCount ?? 0
+        byteCount -= entry.bytes
         return entry.key.unsafelyUnwrapped
     }
 

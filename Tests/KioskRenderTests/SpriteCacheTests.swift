@@ -123,21 +123,21 @@ import Testing
         #expect(cache.evictions == 0)
     }
 
-    /// A bubble's flattened twin (the bubble over the background) is made from the bubble's
-    /// own sprite; once only the twin is drawn, the bubble's sprite is what goes.
-    @Test func aTwinsSourceGoesWhenOnlyTheTwinIsUsed() {
+    /// A sprite flattened onto the background takes more memory, which the budget counts.
+    @Test func flattenedPixelsCountInTheBudget() {
         let cache = SpriteCache(byteBudget: 3 * Self.spriteBytes)
-        let twin = SpriteKey.onBackground(Self.key(0), .kioskBackground)
-        for _ in 0..<5 {
-            _ = cache.sprite(twin)
+        let (sprite, flat) = cache.flattened(Self.key(0), onto: .kioskBackground)
+        #expect(flat.byteCount > 0 && sprite.byteCount == Self.spriteBytes + flat.byteCount)
+        #expect(cache.byteCount == sprite.byteCount && cache.misses == 1)
+        // Flattened again: the same pixels, nothing new.
+        #expect(cache.flattened(Self.key(0), onto: .kioskBackground).flat.pixels == flat.pixels)
+        #expect(cache.byteCount == sprite.byteCount)
+        for n in 1...3 {
             cache.endFrame()
+            cache.endFrame()
+            _ = cache.sprite(Self.key(n))
         }
-        #expect(cache.isCached(Self.key(0)))
-        _ = cache.sprite(twin)
-        _ = cache.sprite(Self.key(1))
-        _ = cache.sprite(Self.key(2))
-        #expect(!cache.isCached(Self.key(0)) && cache.isCached(twin))
-        #expect(cache.misses == 3)
+        #expect(!cache.isCached(Self.key(0)) && cache.byteCount <= 3 * Self.spriteBytes)
     }
 
     /// The renderer's budget follows the screen: half a frame, at least 2 MB.
