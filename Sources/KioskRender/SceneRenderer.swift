@@ -34,16 +34,18 @@ public final class SceneRenderer {
         cache = SpriteCache(byteBudget: spriteBudgetBytes ?? Self.spriteBudget(for: size))
     }
 
-    /// Half the bytes of a frame of `size`, at least 2 MB.
+    /// Three quarters of the bytes of a frame of `size`, at least 2 MB.
     ///
-    /// Sprites are sized in millimetres, and bubbles never overlap, so what one screen shows
-    /// cannot outgrow the screen: a full redraw of a default round needs 1.3 MB of sprites at
-    /// 1920x1080 (their flattened pixels included), a sixth of its 8.3 MB frame. Half a frame
-    /// keeps a round's sprites twice over: what comes back (sparks, digits, the bar's texts)
-    /// stays, while popped bubbles (a new one's diameter is random) and old scores go. At
-    /// least 2 MB: a small panel's texts and buttons are about the size of a large one's.
+    /// Sprites are sized in millimetres and bubbles never overlap, so what one screen shows
+    /// cannot outgrow the screen: a full redraw of a default round at 1920x1080 draws from
+    /// 1.3 MB of sprites (their flattened pixels included), a sixth of its 8.3 MB frame, and a
+    /// screen of 400 bubbles (twice what `[game] bubbles` allows) from 4.8 MB, 58% of it.
+    /// Three quarters of a frame keeps even that screen's sprites with room to spare, so a
+    /// bubble on screen that no frame redrew for a while is still cached when one does; what
+    /// goes is what left the screen: popped bubbles (a new one's diameter is random), old
+    /// scores. At least 2 MB: a small panel's texts and buttons are about a large one's size.
     public static func spriteBudget(for size: PixelSize) -> Int {
-        max(2 << 20, PixelBuffer.byteCount(size: size) / 2)
+        max(2 << 20, PixelBuffer.byteCount(size: size) / 4 * 3)
     }
 
     deinit { cairo_destroy(cr) }

@@ -140,14 +140,14 @@ import Testing
         #expect(!cache.isCached(Self.key(0)) && cache.byteCount <= 3 * Self.spriteBytes)
     }
 
-    /// The renderer's budget follows the screen: half a frame, at least 2 MB.
+    /// The renderer's budget follows the screen: three quarters of a frame, at least 2 MB.
     @Test func theRenderersBudgetFollowsTheScreen() {
-        #expect(SceneRenderer.spriteBudget(for: PixelSize(width: 1920, height: 1080)) == 1920 * 1080 * 2)
+        #expect(SceneRenderer.spriteBudget(for: PixelSize(width: 1920, height: 1080)) == 1920 * 1080 * 3)
         #expect(SceneRenderer.spriteBudget(for: PixelSize(width: 800, height: 480)) == 2 << 20)
         let renderer = SceneRenderer(size: PixelSize(width: 800, height: 480))
         #expect(renderer.spriteBudgetBytes == 2 << 20)
         renderer.render(Scene(size: PixelSize(width: 3840, height: 2160), pxPerMM: 4))
-        #expect(renderer.spriteBudgetBytes == 3840 * 2160 * 2)
+        #expect(renderer.spriteBudgetBytes == 3840 * 2160 * 3)
         let fixed = SceneRenderer(size: PixelSize(width: 800, height: 480), spriteBudgetBytes: 1000)
         fixed.render(Scene(size: PixelSize(width: 1920, height: 1080), pxPerMM: 4))
         #expect(fixed.spriteBudgetBytes == 1000)
