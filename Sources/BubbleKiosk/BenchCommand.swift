@@ -18,7 +18,7 @@ struct BenchCommand: KioskCommand {
         an animated frame (the ghost finger popping bubbles, sparks flying), an idle frame,
         the naive cairo renderer, the plain sprite compositor (the bubbles from cached sprites with
         plain cairo calls), one full-frame memcpy, and a frame of the touch-test screen with
-        two fingers moving; plus damage bytes per frame and peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
+        two fingers moving; plus damage bytes per frame, the sprite cache against its budget and peak RSS. --json prints one JSON object; --png saves the rendered scene. Then 40 pops
         through the sound thread and ALSA DEVICE (default null: no card needed; use the kiosk's
         [sounds] device on a kiosk): event to first sample written, the device's delay, and both.
         Last, a recorded round through the runtime twice, bare and with sounds, hooks, score

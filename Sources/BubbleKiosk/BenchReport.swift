@@ -28,6 +28,11 @@ struct BenchReport {
     var idleDamageRects = 0
     var sprites = 0
     var spriteBytes = 0
+    /// The cache's bound, and the sprites it dropped to stay within it over the whole run.
+    var spriteBudgetBytes = 0
+    var spritesDropped = 0
+    /// The sprites one full redraw of the scene draws from: what the cache must hold for it.
+    var spriteBytesFullRedraw = 0
     var peakRSSMB = 0.0
     var sound = SoundLatencyBench()
     var layers = LayerLoadBench.Report()
@@ -119,6 +124,9 @@ struct BenchReport {
             ("idle_start_screen_minutes", .int(startup.idleMinutes)),
             ("idle_start_screen_frames_per_minute", JSON.rounded(startup.idleFramesPerMinute, 2)),
             ("idle_start_screen_wakeups_per_minute", JSON.rounded(startup.idleWakeupsPerMinute, 2)),
+            ("sprite_cache_budget_mb", JSON.rounded(Double(spriteBudgetBytes) / 1_048_576, 2)),
+            ("sprites_dropped", .int(spritesDropped)),
+            ("full_redraw_sprite_mb", JSON.rounded(Double(spriteBytesFullRedraw) / 1_048_576, 2)),
             ("targets", .object(targets.map { ($0.0, .bool($0.1)) })),
         ])
     }
@@ -173,10 +181,14 @@ struct BenchReport {
     private var damageAndSprites: String {
         "damage per animated frame: \(Int(damageBytesPerFrame.rounded())) bytes in \(fixed(damageRectsPerFrame, 1)) rectangles"
             + "; sprites rendered per frame: \(fixed(spritesRenderedPerFrame, 3))\n"
-            + "sprite cache: \(sprites) sprites, \(fixed(Double(spriteBytes) / 1_048_576, 1)) MB; peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
+            + "sprite cache: \(sprites) sprites, \(mb(spriteBytes)) MB of a \(mb(spriteBudgetBytes)) MB budget, "
+            + "\(spritesDropped) dropped; a full redraw draws from \(mb(spriteBytesFullRedraw)) MB of them; "
+            + "peak RSS: \(fixed(peakRSSMB, 1)) MB\n"
     }
 
     private func fixed(_ v: Double, _ places: Int) -> String { NumberText.fixed(v, places: places) }
+
+    private func mb(_ bytes: Int) -> String { fixed(Double(bytes) / 1_048_576, 1) }
 
     private func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
         let fill = String(repeating: " ", count: max(0, width - s.count))

@@ -106,6 +106,8 @@ struct Benchmark {
         if let last {  // the picture of the last full redraw again, for --png
             renderer.invalidate()
             renderer.render(last)
+            // The renderer's own, without the plain compositor's sprites in the same frame.
+            report.spriteBytesFullRedraw = renderer.spriteBytesLastFrame
         }
         if let pngPath {
             do { try OutputFile.write(pngPath, PNGWriter.pngBytes(renderer.frame)) } catch {
@@ -125,6 +127,8 @@ struct Benchmark {
         report.idleDamageRects = idleDamage
         report.sprites = renderer.spriteCount
         report.spriteBytes = renderer.spriteBytes
+        report.spriteBudgetBytes = renderer.spriteBudgetBytes
+        report.spritesDropped = renderer.spritesDropped
 
         if renderOnly {
             kiosk.runtime.finish()

@@ -74,6 +74,50 @@ public final class Frame {
         Pixman.fill(image, r, color: color)
     }
 
+    /// Puts `sprite`, its top-left pixel on `origin`, onto the bare background inside `rect`
+    /// (within the sprite's box) by copying: the opaque run of each row from the sprite, the
+    /// rest of its shape from `flat`, the sprite flattened onto this background. The very pixels
+    /// compositing it would give; those beside its shape are left alone, background already.
+    func copy(_ sprite: Sprite, flattened flat: Sprite.Flattened, origin: (x: Int, y: Int), within rect: PixelRect) {
+        guard let source = sprite.pixels, let r = rect.intersection(bounds) else { return }
+        // The clip in the sprite's columns.
+        let left = r.x - origin.x, right = r.maxX - origin.x
+        sprite.rows.withUnsafeBufferPointer { rows in
+            flat.pixels.withUnsafeBufferPointer { flatPixels in
+                flat.rowStarts.withUnsafeBufferPointer { rowStarts in
+                    for y in r.y..<r.maxY {
+                        let spriteY = y - origin.y
+                        let row = rows[spriteY]
+                        let start = Int(row.start), opaqueStart = Int(row.opaqueStart), opaqueEnd = Int(row.opaqueEnd)
+                        let lo = max(start, left), hi = min(Int(row.end), right)
+                        guard lo < hi else { continue }
+                        // Both indexed by the sprite's columns.
+                        let destination = (pixels + y * stride + origin.x * 4).assumingMemoryBound(to: UInt32.self)
+                        let opaque = (source + spriteY * sprite.stride).assumingMemoryBound(to: UInt32.self)
+                        // Left of the opaque run, from the flattened pixels.
+                        let rowStart = Int(rowStarts[spriteY])
+                        var x = lo
+                        while x < min(hi, opaqueStart) {
+                            destination[x] = flatPixels[rowStart + x - start]
+                            x += 1
+                        }
+                        let middleStart = max(lo, opaqueStart), middleEnd = min(hi, opaqueEnd)
+                        if middleStart < middleEnd {
+                            (destination + middleStart).update(from: opaque + middleStart, count: middleEnd - middleStart)
+                        }
+                        // Right of the run, after the row's pixels left of it.
+                        let rightStart = rowStart + (opaqueStart - start) - opaqueEnd
+                        x = max(lo, opaqueEnd)
+                        while x < hi {
+                            destination[x] = flatPixels[rightStart + x]
+                            x += 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Copies `rect` into memory of the same layout, at the same position.
     public func copy(_ rect: PixelRect, to destination: UnsafeMutableRawPointer, destinationStride: Int) {
         buffer.copy(rect, to: destination, destinationStride: destinationStride)

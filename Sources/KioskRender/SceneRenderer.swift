@@ -22,11 +22,30 @@ public final class SceneRenderer {
     /// Translucent panel colours over a background, blended once into the opaque colour.
     private var panelColors: [PanelOverBackground: RGBColor] = [:]
 
-    /// - Parameter spriteBudgetBytes: memory for cached sprites before old ones are dropped.
-    public init(size: PixelSize, spriteBudgetBytes: Int = 12 << 20) {
+    /// The sprite budget given to `init`; nil: `spriteBudget(for:)` of the frame's size.
+    private let fixedSpriteBudget: Int?
+
+    /// - Parameter spriteBudgetBytes: memory for cached sprites before the least recently used
+    ///   are dropped; by default `spriteBudget(for:)` of the screen, whatever size it turns to.
+    public init(size: PixelSize, spriteBudgetBytes: Int? = nil) {
         frame = Frame(size: size)
         cr = Self.context(for: frame)
-        cache = SpriteCache(byteBudget: spriteBudgetBytes)
+        fixedSpriteBudget = spriteBudgetBytes
+        cache = SpriteCache(byteBudget: spriteBudgetBytes ?? Self.spriteBudget(for: size))
+    }
+
+    /// Three quarters of the bytes of a frame of `size`, at least 2 MB.
+    ///
+    /// Sprites are sized in millimetres and bubbles never overlap, so what one screen shows
+    /// cannot outgrow the screen: a full redraw of a default round at 1920x1080 draws from
+    /// 1.3 MB of sprites (their flattened pixels included), a sixth of its 8.3 MB frame, and a
+    /// screen of 400 bubbles (twice what `[game] bubbles` allows) from 4.8 MB, 58% of it.
+    /// Three quarters of a frame keeps even that screen's sprites with room to spare, so a
+    /// bubble on screen that no frame redrew for a while is still cached when one does; what
+    /// goes is what left the screen: popped bubbles (a new one's diameter is random), old
+    /// scores. At least 2 MB: a small panel's texts and buttons are about a large one's size.
+    public static func spriteBudget(for size: PixelSize) -> Int {
+        max(2 << 20, PixelBuffer.byteCount(size: size) / 4 * 3)
     }
 
     deinit { cairo_destroy(cr) }
@@ -34,6 +53,12 @@ public final class SceneRenderer {
     /// Sprites currently cached, and their memory.
     public var spriteCount: Int { cache.count }
     public var spriteBytes: Int { cache.byteCount }
+    /// The most memory cached sprites may take, but for those of the frame being drawn.
+    public var spriteBudgetBytes: Int { cache.byteBudget }
+    /// Memory of the sprites the last frame drawn used.
+    public var spriteBytesLastFrame: Int { cache.lastFrameBytes }
+    /// Sprites dropped since the start to stay within the budget.
+    public var spritesDropped: Int { cache.evictions }
     /// Sprites rendered since the start: a steady animation renders few or none per frame.
     public var spritesRendered: Int { cache.misses }
 
@@ -50,13 +75,14 @@ public final class SceneRenderer {
             cairo_destroy(cr)
             frame = Frame(size: scene.size)
             cr = Self.context(for: frame)
+            cache.byteBudget = fixedSpriteBudget ?? Self.spriteBudget(for: scene.size)
             tracker.invalidate()
         }
         let damage = tracker.damage(for: scene)
         guard !damage.isEmpty else { return [] }
-        var bare: [Bool]?  // worked out once a frame, when first needed
+        var stack: Stack?  // worked out once a frame, when first needed
         for rect in damage {
-            repaint(rect, of: scene, bounds: tracker.bounds, bare: &bare)
+            repaint(rect, of: scene, bounds: tracker.bounds, stack: &stack)
         }
         // Pixman wrote behind cairo's back: whatever cairo keeps of the surface is stale.
         cairo_surface_mark_dirty(frame.surface)
@@ -77,7 +103,7 @@ public final class SceneRenderer {
     ///
     /// Items with nothing but the background under them are copied opaque (their sprite
     /// flattened onto the background, a bar's blended colour) rather than blended.
-    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect], bare: inout [Bool]?) {
+    private func repaint(_ rect: PixelRect, of scene: Scene, bounds: [PixelRect], stack: inout Stack?) {
         let background = scene.background.withAlpha(1)
         frame.fill(rect, with: background)
         // Test the precomputed bounds first: most items miss a small rectangle, and reading
@@ -91,8 +117,8 @@ public final class SceneRenderer {
             }
             var onBackground: RGBColor?
             if shape.isGoal || (flattensBareItems && shape.canBeFlattened) {
-                if bare == nil { bare = PixelRect.nothingBelow(inStack: bounds) }
-                if bare?[i] == true { onBackground = background }
+                if stack == nil { stack = Stack(bounds) }
+                if isBare(i, of: scene, bounds: bounds, stack: &stack!) { onBackground = background }
             }
             if onBackground != nil, let placed = placedSprite(shape, onBackground: onBackground), placed.replacing {
                 blit(placed, within: clip)
@@ -102,6 +128,43 @@ public final class SceneRenderer {
                 draw(shape, within: clip)
             }
         }
+    }
+
+    /// Whether item `i` has nothing but the background under what it covers: nothing below
+    /// reaches into its box, or what does lies beside its sprite's rows (bubbles never
+    /// overlap, but their boxes do at the corners when they are packed close).
+    private func isBare(_ i: Int, of scene: Scene, bounds: [PixelRect], stack: inout Stack) -> Bool {
+        switch stack.bare[i] {
+        case .yes: return true
+        case .no: return false
+        case .unknown: break
+        }
+        var bare = true
+        let below = stack.overlaps.below(i)
+        if !below.isEmpty {
+            // Copied whole (the basket, a bar) or drawn otherwise: its box is what it covers,
+            // and that box has something in it.
+            let upper = coverage(of: scene.items[i].shape, bounds: bounds[i])
+            bare = upper.sprite != nil
+                && !below.contains { upper.meets(coverage(of: scene.items[$0].shape, bounds: bounds[$0])) }
+        }
+        stack.bare[i] = bare ? .yes : .no
+        return bare
+    }
+
+    /// The pixels an item can change: its sprite's rows where it is drawn from one sprite at
+    /// its place, else its whole box (`bounds`).
+    private func coverage(of shape: SceneShape, bounds: PixelRect) -> Coverage {
+        switch shape {
+        case .bubble(let b) where b.shadow.map({ $0.opacity > 0 }) ?? false:
+            return Coverage(box: bounds, sprite: nil)  // the shadow reaches out of the sprite
+        case .bubble, .particle, .finger, .button, .text:
+            guard bounds.area <= Self.largestSprite, let placed = placedSprite(shape, onBackground: nil) else { break }
+            return Coverage(box: placed.box, sprite: placed.sprite)
+        case .goal, .panel, .polyline, .cells:
+            break
+        }
+        return Coverage(box: bounds, sprite: nil)
     }
 
     private func drawWithPaths(_ shape: SceneShape, within clip: PixelRect) {
@@ -143,19 +206,19 @@ public final class SceneRenderer {
     }
 
     /// The sprite a shape is drawn from and where; on the bare background (`onBackground`) at
-    /// full opacity, its twin flattened onto it, copied rather than blended. The basket's
+    /// full opacity, with its pixels flattened onto it, copied rather than blended. The basket's
     /// sprite over the background is drawn from its paths straight onto it, so it is the very
     /// pixels its paths would draw there. Nil for shapes without one at this size.
     private func placedSprite(_ shape: SceneShape, onBackground background: RGBColor?) -> PlacedSprite? {
-        // The sprite itself, or its flattened twin (same size, anchor and advance).
-        func chosen(_ key: SpriteKey, opacity: Double) -> (sprite: Sprite, replacing: Bool) {
-            if let background, opacity >= 1 { return (cache.sprite(.onBackground(key, background)), true) }
-            return (cache.sprite(key), false)
+        // The sprite, and its pixels flattened onto the bare background when it goes there whole.
+        func chosen(_ key: SpriteKey, opacity: Double) -> (sprite: Sprite, flat: Sprite.Flattened?) {
+            if let background, opacity >= 1 { return cache.flattened(key, onto: background) }
+            return (cache.sprite(key), nil)
         }
         func placed(_ key: SpriteKey, _ point: Vector2, opacity: Double = 1) -> PlacedSprite? {
             guard opacity > 0 else { return nil }
             let c = chosen(key, opacity: opacity)
-            return PlacedSprite(c.sprite, anchoredAt: point, opacity: c.replacing ? 1 : opacity, replacing: c.replacing)
+            return PlacedSprite(c.sprite, anchoredAt: point, opacity: c.flat == nil ? opacity : 1, flat: c.flat)
         }
         switch shape {
         case .bubble(let b):
@@ -174,8 +237,7 @@ public final class SceneRenderer {
             case .center: c.sprite.advance / 2
             case .right: c.sprite.advance
             }
-            return PlacedSprite(c.sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), opacity: 1,
-                                replacing: c.replacing)
+            return PlacedSprite(c.sprite, anchoredAt: Vector2(t.position.x - shift, t.position.y), opacity: 1, flat: c.flat)
         case .goal(let g):
             guard let (key, anchor) = SpriteCache.key(g, background: background) else { return nil }
             return PlacedSprite(cache.sprite(key), anchoredAt: anchor, opacity: 1, replacing: background != nil)
@@ -192,6 +254,10 @@ public final class SceneRenderer {
     /// Composites a placed sprite, at whole-pixel offsets so pixman copies rows without resampling.
     private func blit(_ placed: PlacedSprite, within clip: PixelRect) {
         guard let r = placed.box.intersection(clip), let image = placed.sprite.image else { return }
+        if let flat = placed.flat {
+            frame.copy(placed.sprite, flattened: flat, origin: (placed.box.x, placed.box.y), within: r)
+            return
+        }
         Pixman.composite(image, origin: (placed.box.x, placed.box.y), onto: frame.image, rect: r,
                          opacity: placed.opacity, replacing: placed.replacing)
     }
@@ -266,20 +332,63 @@ extension SceneRenderer {
     }
 }
 
+/// The scene's items stacked in drawing order, for telling which lie on the bare background.
+private struct Stack {
+    enum Bare { case unknown, yes, no }
+
+    let overlaps: StackOverlaps
+    /// Worked out for an item when it is first drawn in the frame.
+    var bare: [Bare]
+
+    init(_ bounds: [PixelRect]) {
+        let overlaps = StackOverlaps(bounds)
+        self.overlaps = overlaps
+        bare = bounds.indices.map { overlaps.nothingBelow($0) ? .yes : .unknown }
+    }
+}
+
+/// The pixels an item can change: its sprite's row spans at `box`, or all of `box`.
+private struct Coverage {
+    let box: PixelRect
+    let sprite: Sprite?
+
+    /// Whether some pixel lies in both.
+    func meets(_ other: Coverage) -> Bool {
+        guard let shared = box.intersection(other.box) else { return false }
+        if sprite == nil, other.sprite == nil { return true }
+        for y in shared.y..<shared.maxY {
+            let a = span(y), b = other.span(y)
+            if max(a.lowerBound, b.lowerBound) < min(a.upperBound, b.upperBound) { return true }
+        }
+        return false
+    }
+
+    /// Frame columns covered in frame row `y` (within the box).
+    private func span(_ y: Int) -> Range<Int> {
+        guard let sprite else { return box.x..<box.maxX }
+        let s = sprite.rows[y - box.y]
+        return box.x + Int(s.start)..<box.x + Int(s.end)
+    }
+}
+
 /// A sprite at its whole-pixel place in the frame, and how it goes on.
 private struct PlacedSprite {
     let sprite: Sprite
     let box: PixelRect
     let opacity: Double
-    /// Opaque: copied over what is there rather than blended.
+    /// Copied over what is there rather than blended: an opaque sprite (the basket over the
+    /// background), or one with `flat`, its pixels flattened onto the bare background.
     let replacing: Bool
+    let flat: Sprite.Flattened?
 
-    init(_ sprite: Sprite, anchoredAt point: Vector2, opacity: Double, replacing: Bool) {
+    init(_ sprite: Sprite, anchoredAt point: Vector2, opacity: Double, replacing: Bool = false,
+         flat: Sprite.Flattened? = nil) {
         self.sprite = sprite
         box = PixelRect(x: Int((point.x - sprite.anchor.x).rounded()), y: Int((point.y - sprite.anchor.y).rounded()),
                         width: sprite.width, height: sprite.height)
         self.opacity = opacity
-        self.replacing = replacing
+        self.replacing = replacing || flat != nil
+        self.flat = flat
     }
 }
 

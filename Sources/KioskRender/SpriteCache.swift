@@ -2,43 +2,6 @@ internal import CCairo
 internal import CPixman
 import KioskCore
 
-/// A pre-rendered ARGB32 (premultiplied) picture of one shape, owned by the sprite cache.
-final class Sprite {
-    let surface: OpaquePointer
-    /// The same pixels for pixman (nil only if it had no memory: then the sprite is not drawn).
-    let image: OpaquePointer?
-    let width: Int
-    let height: Int
-    /// Where the shape's anchor (a centre, a corner or a baseline origin) lies in the sprite.
-    let anchor: Vector2
-    /// For text: the advance width, to align the sprite left, centred or right.
-    let advance: Double
-    var lastUse: UInt64 = 0
-
-    var byteCount: Int { width * height * 4 }
-
-    /// Renders `draw` into a new transparent surface whose origin is moved to `anchor`.
-    init(width: Int, height: Int, anchor: Vector2, advance: Double = 0, draw: (OpaquePointer) -> Void) {
-        self.width = max(width, 1)
-        self.height = max(height, 1)
-        self.anchor = anchor
-        self.advance = advance
-        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(self.width), Int32(self.height))
-        if let cr = cairo_create(surface) {
-            Painter.configureText(cr)
-            cairo_translate(cr, anchor.x, anchor.y)
-            draw(cr)
-            cairo_destroy(cr)
-        }
-        image = Pixman.image(over: surface)
-    }
-
-    deinit {
-        if let image { pixman_image_unref(image) }
-        cairo_surface_destroy(surface)
-    }
-}
-
 /// What a sprite shows. Sizes are quantised (bubbles to whole pixels, angles to whole degrees,
 /// particles to half and finger radii to quarter pixels) so near-identical shapes share one sprite.
 enum SpriteKey: Hashable {
@@ -55,10 +18,6 @@ enum SpriteKey: Hashable {
     /// straight onto the frame: translucent layers blended in a sprite first can round a
     /// level apart).
     case goal(width: Double, height: Double, offsetX: Double, offsetY: Double, active: Bool, background: RGBColor?)
-    /// Another sprite composited onto an opaque background: opaque itself, so the renderer
-    /// copies it where nothing but the background lies under the shape. Exactly the pixels
-    /// of compositing that sprite onto the background in the frame.
-    indirect case onBackground(SpriteKey, RGBColor)
 
     enum QuantisedContent: Hashable {
         case none
@@ -88,22 +47,36 @@ enum SpriteKey: Hashable {
 
 /// Renders each distinct sprite once and keeps it while there is room.
 ///
-/// Memory is bounded by `byteBudget`: after each frame, sprites not used recently are dropped,
-/// oldest first (a bubble that popped, a score that changed).
+/// Memory is bounded by `byteBudget` (`Sprite.byteCount`): a new sprite that would take the cache over
+/// it first drops the least recently used ones (a bubble that popped, a score that changed).
+/// Never one used in this frame or the last: frames whose own sprites exceed the budget keep
+/// them. Dropping one of this frame's would render it again later in the same frame; one of
+/// the last frame's, not yet drawn in this one, would be rendered again when it is, and drop
+/// another of them in turn, every frame.
+/// Lookups, hits and drops are O(1); a hit allocates nothing.
 final class SpriteCache {
-    private var sprites: [SpriteKey: Sprite] = [:]
-    private(set) var byteCount = 0
-    let byteBudget: Int
-    /// Counts `endFrame` calls; sprites used during the current frame are never evicted.
+    /// Where each key's sprite sits in `recency`.
+    private var slots: [SpriteKey: Int] = [:]
+    private var recency = RecencyList()
+    /// Set anew when the screen changes size; takes effect as sprites are next cached.
+    var byteBudget: Int
+    /// Counts `endFrame` calls; sprites used at this count or the one before are never dropped.
     private var clock: UInt64 = 1
-    /// Sprites rendered from their shapes so far (for tests and the benchmark); a flattened
-    /// twin, one composite of a sprite already made, does not count.
+    /// Sprites rendered from their shapes so far (for tests and the benchmark); flattening one
+    /// onto the background does not count.
     private(set) var misses = 0
+    /// Sprites dropped to stay within the budget so far.
+    private(set) var evictions = 0
+    /// Memory of the distinct sprites the last finished frame used: what it needs cached to
+    /// render again without rendering a sprite.
+    private(set) var lastFrameBytes = 0
+    /// The same, so far, for the frame under way.
+    private var frameBytes = 0
     /// A 1x1 surface to measure text before a text sprite's size is known.
     private let scratchSurface: OpaquePointer
     private let scratch: OpaquePointer
 
-    init(byteBudget: Int = 12 << 20) {
+    init(byteBudget: Int) {
         self.byteBudget = byteBudget
         scratchSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
         scratch = cairo_create(scratchSurface)
@@ -115,31 +88,59 @@ final class SpriteCache {
         cairo_surface_destroy(scratchSurface)
     }
 
-    var count: Int { sprites.count }
+    var count: Int { slots.count }
 
-    func sprite(_ key: SpriteKey) -> Sprite {
-        if let s = sprites[key] {
-            s.lastUse = clock
-            return s
+    /// Whether `key`'s sprite is cached, without using it (for tests).
+    func isCached(_ key: SpriteKey) -> Bool { slots[key] != nil }
+    /// Memory of the cached sprites (`Sprite.byteCount`).
+    var byteCount: Int { recency.byteCount }
+
+    func sprite(_ key: SpriteKey) -> Sprite { cached(key).sprite }
+
+    /// `key`'s sprite and its pixels flattened onto `background` (`Sprite.flattened(onto:)`),
+    /// whose memory the cache counts with the sprite's.
+    func flattened(_ key: SpriteKey, onto background: RGBColor) -> (sprite: Sprite, flat: Sprite.Flattened) {
+        let (slot, sprite) = cached(key)
+        let before = sprite.byteCount
+        let flat = sprite.flattened(onto: background)
+        if sprite.byteCount != before {
+            recency.resize(slot, by: sprite.byteCount - before)
+            frameBytes += sprite.byteCount - before
+            makeRoom(for: 0)
         }
-        let s = make(key)
-        s.lastUse = clock
-        sprites[key] = s
-        byteCount += s.byteCount
-        if case .onBackground = key {} else { misses += 1 }
-        return s
+        return (sprite, flat)
     }
 
-    /// Drops least recently used sprites once over budget, down to three quarters of it.
-    func endFrame() {
-        defer { clock += 1 }
-        guard byteCount > byteBudget else { return }
-        let target = byteBudget / 4 * 3
-        for (key, s) in sprites.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            if byteCount <= target || s.lastUse == clock { break }
-            byteCount -= s.byteCount
-            sprites[key] = nil
+    private func cached(_ key: SpriteKey) -> (slot: Int, sprite: Sprite) {
+        if let slot = slots[key] {
+            let (sprite, firstUse) = recency.use(slot, at: clock)
+            if firstUse { frameBytes += sprite.byteCount }
+            return (slot, sprite)
         }
+        let s = make(key)
+        makeRoom(for: s.byteCount)
+        let slot = recency.add(key, s, at: clock)
+        slots[key] = slot
+        frameBytes += s.byteCount
+        misses += 1
+        return (slot, s)
+    }
+
+    /// Drops least recently used sprites until `bytes` more fit in the budget, or until only
+    /// sprites of this frame and the last are left.
+    private func makeRoom(for bytes: Int) {
+        while recency.byteCount + bytes > byteBudget, let oldest = recency.oldest(usedBefore: clock - 1) {
+            let key = recency.remove(oldest)
+            slots[key] = nil
+            evictions += 1
+        }
+    }
+
+    /// The frame is drawn: its sprites may be dropped from now on.
+    func endFrame() {
+        lastFrameBytes = frameBytes
+        frameBytes = 0
+        clock += 1
     }
 
     // MARK: Keys for shapes
@@ -221,17 +222,6 @@ final class SpriteCache {
                 }
                 Painter.goal(cr, shape)
             }
-        case let .onBackground(key, background):
-            let over = sprite(key)
-            return Sprite(width: over.width, height: over.height, anchor: over.anchor, advance: over.advance) { cr in
-                cairo_identity_matrix(cr)
-                cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-                Painter.setColor(cr, background.withAlpha(1))
-                cairo_paint(cr)
-                cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
-                cairo_set_source_surface(cr, over.surface, 0, 0)
-                cairo_paint(cr)
-            }
         }
     }
 
@@ -257,5 +247,91 @@ final class SpriteCache {
         return Sprite(width: width, height: height, anchor: anchor, advance: e.x_advance) { cr in
             Painter.text(cr, string, size: size, color: color, bold: bold)
         }
+    }
+}
+
+/// The cached sprites in order of last use, a doubly linked list over the slots of one array:
+/// moving a sprite to the front is a few index writes, without allocation or reference
+/// counting, and a dropped sprite's slot is reused by the next one cached.
+private struct RecencyList {
+    private struct Entry {
+        var key: SpriteKey?
+        var sprite: Sprite?
+        /// The sprite's memory as last counted.
+        var bytes = 0
+        /// The `SpriteCache` clock at its last use.
+        var lastUse: UInt64 = 0
+        /// Neighbours towards the most and the least recently used end; -1 at the ends.
+        var newer = -1
+        var older = -1
+    }
+
+    private var entries: [Entry] = []
+    private var freeSlots: [Int] = []
+    private var newest = -1
+    private var oldest = -1
+    private(set) var byteCount = 0
+
+    /// Caches `sprite` as the most recently used; returns its slot.
+    mutating func add(_ key: SpriteKey, _ sprite: Sprite, at clock: UInt64) -> Int {
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = entries.count
+            entries.append(Entry())
+        }
+        entries[slot] = Entry(key: key, sprite: sprite, bytes: sprite.byteCount, lastUse: clock)
+        linkAsNewest(slot)
+        byteCount += sprite.byteCount
+        return slot
+    }
+
+    /// The sprite in `slot` grew (or shrank) by `bytes`.
+    mutating func resize(_ slot: Int, by bytes: Int) {
+        entries[slot].bytes += bytes
+        byteCount += bytes
+    }
+
+    /// The sprite in `slot`, now the most recently used; `firstUse` when it had not been used
+    /// at `clock` yet.
+    mutating func use(_ slot: Int, at clock: UInt64) -> (sprite: Sprite, firstUse: Bool) {
+        let firstUse = entries[slot].lastUse != clock
+        entries[slot].lastUse = clock
+        if slot != newest {
+            unlink(slot)
+            linkAsNewest(slot)
+        }
+        // A cached slot always holds its sprite.
+        return (entries[slot].sprite.unsafelyUnwrapped, firstUse)
+    }
+
+    /// The least recently used slot, if it was last used before `clock`.
+    func oldest(usedBefore clock: UInt64) -> Int? {
+        guard oldest >= 0, entries[oldest].lastUse < clock else { return nil }
+        return oldest
+    }
+
+    /// Takes the sprite in `slot` out (freeing it unless a frame still holds it); returns its key.
+    mutating func remove(_ slot: Int) -> SpriteKey {
+        unlink(slot)
+        let entry = entries[slot]
+        entries[slot] = Entry()
+        freeSlots.append(slot)
+        byteCount -= entry.bytes
+        return entry.key.unsafelyUnwrapped
+    }
+
+    private mutating func linkAsNewest(_ slot: Int) {
+        entries[slot].newer = -1
+        entries[slot].older = newest
+        if newest >= 0 { entries[newest].newer = slot } else { oldest = slot }
+        newest = slot
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let newer = entries[slot].newer, older = entries[slot].older
+        if newer >= 0 { entries[newer].older = older } else { newest = older }
+        if older >= 0 { entries[older].newer = newer } else { oldest = newer }
     }
 }

@@ -217,8 +217,8 @@ import KioskTestSupport
         #expect(r.union(PixelRect(x: 10, y: 10, width: 1, height: 1)) == PixelRect(x: 1, y: 2, width: 10, height: 9))
     }
 
-    /// The sweep agrees with the definition (no earlier rectangle intersects) on seeded stacks
-    /// of every density, empty rectangles and exact edge contacts among them.
+    /// The sweep agrees with the definition (no earlier rectangle intersects, and which do) on
+    /// seeded stacks of every density, empty rectangles and exact edge contacts among them.
     @Test func nothingBelowMatchesEveryEarlierRectangleChecked() {
         var rng = SeededGenerator(seed: 0xB0_77_0E)
         for round in 0..<300 {
@@ -230,6 +230,12 @@ import KioskTestSupport
             }
             let expected = rects.indices.map { i in !rects[..<i].contains { $0.intersects(rects[i]) } }
             #expect(PixelRect.nothingBelow(inStack: rects) == expected, "round \(round): \(rects)")
+            // And which ones, for the renderer's closer look.
+            let overlaps = StackOverlaps(rects)
+            for i in rects.indices {
+                let below = rects.indices.filter { $0 < i && rects[$0].intersects(rects[i]) }
+                #expect(overlaps.below(i).sorted() == below, "round \(round), rectangle \(i): \(rects)")
+            }
         }
         let touching = [PixelRect(x: 0, y: 0, width: 10, height: 10), PixelRect(x: 10, y: 0, width: 10, height: 10),
                         PixelRect(x: 9, y: 9, width: 2, height: 2)]

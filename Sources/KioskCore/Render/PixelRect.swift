@@ -62,21 +62,51 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
 
     /// For rectangles stacked in drawing order (the first at the bottom): whether no rectangle
     /// before each one reaches into it, so it lies on the bare background.
-    ///
-    /// A sweep along x: each rectangle is checked only against those still overlapping its
-    /// left edge, so a screen of 400 bubbles costs a few thousand checks, not 80,000.
     public static func nothingBelow(inStack rects: [PixelRect]) -> [Bool] {
-        var clear = [Bool](repeating: true, count: rects.count)
+        let overlaps = StackOverlaps(rects)
+        return rects.indices.map(overlaps.nothingBelow)
+    }
+}
+
+/// Rectangles stacked in drawing order (the first at the bottom), and for each the earlier ones
+/// that reach into it: the renderer copies an item with nothing below it rather than blend it,
+/// and looks closer at the items below one whose box only grazes them.
+///
+/// Found by a sweep along x: each rectangle is checked only against those still overlapping
+/// its left edge, so a screen of 400 bubbles costs a few thousand checks, not 80,000.
+public struct StackOverlaps: Sendable {
+    /// Rectangle i's earlier neighbours are `lower[first[i]..<first[i + 1]]`.
+    private var first: [Int]
+    private var lower: [Int]
+
+    public init(_ rects: [PixelRect]) {
         let order = rects.indices.filter { !rects[$0].isEmpty }.sorted { rects[$0].x < rects[$1].x }
+        var pairs: [(upper: Int, lower: Int)] = []
+        pairs.reserveCapacity(order.count)  // a screen of bubbles has about one pair a bubble
         var open: [Int] = []
         for i in order {
             let r = rects[i]
             open.removeAll { rects[$0].maxX <= r.x }
             for j in open where rects[j].y < r.maxY && r.y < rects[j].maxY {
-                if j < i { clear[i] = false } else { clear[j] = false }
+                pairs.append(j < i ? (i, j) : (j, i))
             }
             open.append(i)
         }
-        return clear
+        // Grouped by the upper rectangle (a counting sort).
+        first = [Int](repeating: 0, count: rects.count + 1)
+        for p in pairs { first[p.upper + 1] += 1 }
+        for i in rects.indices { first[i + 1] += first[i] }
+        var next = first
+        lower = [Int](repeating: 0, count: pairs.count)
+        for p in pairs {
+            lower[next[p.upper]] = p.lower
+            next[p.upper] += 1
+        }
     }
+
+    /// Whether no earlier rectangle reaches into rectangle `i`.
+    public func nothingBelow(_ i: Int) -> Bool { first[i] == first[i + 1] }
+
+    /// The earlier rectangles that reach into rectangle `i`, in no particular order.
+    public func below(_ i: Int) -> ArraySlice<Int> { lower[first[i]..<first[i + 1]] }
 }
