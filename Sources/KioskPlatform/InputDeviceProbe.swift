@@ -95,15 +95,15 @@ public struct InputDeviceProbe: Sendable {
     static func describe(_ id: InputDeviceID) -> String {
         let buses: [UInt16: String] = [0x03: "usb", 0x05: "bluetooth", 0x06: "virtual", 0x11: "i8042",
                                        0x18: "i2c", 0x19: "host", 0x1C: "spi"]
-        let bus = buses[id.bus] ?? "bus " + hex(id.bus, digits: 2)
-        return "\(bus) \(hex(id.vendor, digits: 4)):\(hex(id.product, digits: 4))"
+        let bus = buses[id.bus] ?? "bus " + NumberText.hex(id.bus, digits: 2)
+        return "\(bus) \(NumberText.hex(id.vendor, digits: 4)):\(NumberText.hex(id.product, digits: 4))"
     }
 
     /// `ABS_MT_POSITION_X 0..1279, 5 units/mm (256 mm)`: the range, and the physical size the
     /// resolution implies, which shows at a glance whether a panel's numbers are believable.
     static func describe(axis: AxisInfo, code: UInt16) -> String {
         let name = libevdev_event_code_get_name(UInt32(EV_ABS), UInt32(code)).map { String(cString: $0) }
-            ?? "ABS_" + hex(code, digits: 2)
+            ?? "ABS_" + NumberText.hex(code, digits: 2)
         var text = "\(name) \(axis.minimum)..\(axis.maximum)"
         let isPosition = [EventCode.ABS_X, EventCode.ABS_Y, EventCode.ABS_MT_POSITION_X, EventCode.ABS_MT_POSITION_Y]
             .contains(code)
@@ -120,8 +120,4 @@ public struct InputDeviceProbe: Sendable {
         return text
     }
 
-    private static func hex(_ v: UInt16, digits: Int) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: max(0, digits - s.count)) + s
-    }
 }

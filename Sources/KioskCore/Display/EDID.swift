@@ -229,8 +229,5 @@ public struct EDID: Equatable, Sendable {
         })
     }
 
-    private static func hex<T: BinaryInteger>(_ value: T) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
+    private static func hex<T: BinaryInteger>(_ value: T) -> String { NumberText.hex(value, digits: 4, uppercase: true) }
 }

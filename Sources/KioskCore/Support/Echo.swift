@@ -43,12 +43,8 @@ private func escapedScalar(_ scalar: Unicode.Scalar) -> String {
     case 0x0A: return "\\n"
     case 0x0D: return "\\r"
     case 0x1B: return "\\e"
-    case 0x00..<0x20, 0x7F: return "\\x" + hexDigits(scalar.value, count: 2)
-    default: return "\\u{" + hexDigits(scalar.value, count: 4) + "}"
+    case 0x00..<0x20, 0x7F: return "\\x" + NumberText.hex(scalar.value, digits: 2)
+    default: return "\\u{" + NumberText.hex(scalar.value, digits: 4) + "}"
     }
 }
 
-private func hexDigits(_ value: UInt32, count: Int) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, count - digits.count)) + digits
-}

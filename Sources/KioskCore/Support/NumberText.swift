@@ -1,6 +1,13 @@
 /// How the kiosk writes numbers in logs, reports and files: the few styles it needs, each once,
 /// since scripts and tests read the text.
 public enum NumberText {
+    /// `value` in hexadecimal, padded with zeros to at least `digits` (`0a`, `00ff`; `0A` upper-case):
+    /// evemu's fields, EDID product codes, USB ids, CEC opcodes.
+    public static func hex<T: BinaryInteger>(_ value: T, digits: Int, uppercase: Bool = false) -> String {
+        let text = String(value, radix: 16, uppercase: uppercase)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+
     /// `value` rounded to `places` decimals (still a `Double`).
     public static func rounded(_ value: Double, places: Int) -> Double {
         var scale = 1.0

@@ -13,8 +13,7 @@ public struct PhysicalAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// `1.0.0.0`.
     public var description: String {
-        let digits = "0123456789abcdef".map { $0 }
-        return [12, 8, 4, 0].map { String(digits[Int(value >> UInt16($0)) & 0xf]) }.joined(separator: ".")
+        [12, 8, 4, 0].map { NumberText.hex((value >> UInt16($0)) & 0xf, digits: 1) }.joined(separator: ".")
     }
 
     /// The two bytes a message carries, high first.
@@ -130,10 +129,7 @@ public struct CECMessage: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Two lower-case hex digits.
-    public static func hex(_ b: UInt8) -> String {
-        let digits = "0123456789abcdef".map { $0 }
-        return String(digits[Int(b >> 4)]) + String(digits[Int(b & 0xf)])
-    }
+    public static func hex(_ b: UInt8) -> String { NumberText.hex(b, digits: 2) }
 
     /// The physical address in the first two operands (Active Source, Set Stream Path), nil when short.
     public var addressOperand: PhysicalAddress? {

@@ -202,7 +202,7 @@ struct EvemuParser {
             throw failure("expected an axis code below 0x40, got 0x\(String(code, radix: 16)) in '\(Self.quoted(line))'")
         }
         let axis = UInt16(code)
-        let name = "0x" + Self.hex2(code)
+        let name = "0x" + NumberText.hex(code, digits: 2)
         if let first = axisLines[axis] {
             throw failure("expected one 'A:' line per axis, got a second one for axis \(name) (first on line \(first))")
         }
@@ -292,11 +292,6 @@ struct EvemuParser {
     static func hex(_ s: Substring, maxDigits: Int) -> Int? {
         guard !s.isEmpty, s.utf8.count <= maxDigits, s.utf8.allSatisfy(isHexByte) else { return nil }
         return Int(s, radix: 16)
-    }
-
-    static func hex2(_ v: Int) -> String {
-        let digits = String(v, radix: 16)
-        return digits.count < 2 ? "0" + digits : digits
     }
 
     static func decimal(_ s: Substring) -> Int? {

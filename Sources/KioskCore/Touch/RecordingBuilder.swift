@@ -280,7 +280,7 @@ public struct RecordingBuilder: Sendable {
             (EventCode.ABS_MT_TRACKING_ID, 65535, 0),
         ]
         for (code, maximum, res) in axes {
-            h += "A: \(hex(Int(code), digits: 2)) 0 \(maximum) 0 0 \(res)\n"
+            h += "A: \(NumberText.hex(code, digits: 2)) 0 \(maximum) 0 0 \(res)\n"
         }
         return h
     }
@@ -292,20 +292,16 @@ public struct RecordingBuilder: Sendable {
     }
 
     private static func hexBytes(_ bytes: [Int]) -> String {
-        bytes.map { hex($0, digits: 2) }.joined(separator: " ")
+        bytes.map { NumberText.hex($0, digits: 2) }.joined(separator: " ")
     }
 
-    private static func hex(_ value: Int, digits: Int) -> String {
-        let s = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, digits - s.count)) + s
-    }
 
     /// One `E:` line as evemu writes it: `%lu.%06u %04x %04x %04d`, a tab and a description.
     static func eventLine(_ event: InputEvent, sinceLastReport last: inout Int64?) -> String {
         let us = event.time.microseconds
         let fraction = String(us % 1_000_000)
         var line = "E: \(us / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
-        line += " \(hex(Int(event.type), digits: 4)) \(hex(Int(event.code), digits: 4)) \(paddedValue(event.value))\t"
+        line += " \(NumberText.hex(event.type, digits: 4)) \(NumberText.hex(event.code, digits: 4)) \(paddedValue(event.value))\t"
         if event.type == EventCode.EV_SYN && event.code == EventCode.SYN_REPORT {
             let gap = last.map { (us - $0) / 1000 } ?? 0
             line += "# ------------ SYN_REPORT (0) ---------- +\(gap)ms\n"
