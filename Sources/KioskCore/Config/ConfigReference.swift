@@ -50,7 +50,7 @@ public enum ConfigReference {
         "hooks": SectionNote(summary: "Programs run when something happens on the kiosk, each an event's command line, never run through a shell.",
                              guides: [("Hooks", "operating.md#hooks")]),
         "scoring": SectionNote(summary: "All the scoring rules in one section: the points of `[score]` under the same names, the bonuses and the high-score table.",
-                               guides: [("Bonuses", "game.md#bonuses"), ("Scores and statistics", "scores.md#scores-and-statistics")]),
+                               guides: [("Points and bonuses", "game.md#points-and-bonuses"), ("Scores and statistics", "scores.md#scores-and-statistics")]),
         "sounds": SectionNote(summary: "The sound effects and the ALSA device they play on.",
                               guides: [("Sounds", "operating.md#sounds")]),
         "joystick": SectionNote(summary: "The joystick mode: steer a catcher to collect drifting bubbles.",
