@@ -152,7 +152,7 @@ for s in postinst prerm postrm; do
         bash -c "[ -x '$work/DEBIAN/$s' ] && head -n1 '$work/DEBIAN/$s' | grep -qx '#!/bin/sh' && sh -n '$work/DEBIAN/$s'"
 done
 check "postinst creates the user with systemd-sysusers and enables the unit" \
-    bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -q 'deb-systemd-helper enable bubble-kiosk.service' '$work/DEBIAN/postinst'"
+    bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -qE \"deb-systemd-helper enable '?bubble-kiosk.service\" '$work/DEBIAN/postinst'"
 # An upgrade must not cut a round: a running kiosk restarts into the new binary itself. Only
 # kiosks from before that (0.1.0-1 and older) are restarted by the package.
 # script_actions SCRIPT ARG...: the maintainer script run as on a machine that systemd runs (its
