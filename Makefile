@@ -317,7 +317,7 @@ deb_buildpackage = cd $(1)/bubble-kiosk && env -u MAKEFLAGS -u MFLAGS -u MAKELEV
 # build/bubble-kiosk_VERSION-REV_ARCH.deb and the same source's other package,
 # build/bubble-kiosk-lockdown_VERSION-REV_all.deb.
 deb: deps | build/
-	rm -f build/bubble-kiosk_*_$(HOST_ARCH).deb build/bubble-kiosk-lockdown_*_all.deb build/deb/*.deb
+	rm -f build/bubble-kiosk_*_$(HOST_ARCH).deb build/deb/*.deb
 	$(call deb_copy,build/deb)
 	$(call deb_buildpackage,build/deb,,-b)
 	cp build/deb/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb build/deb/bubble-kiosk-lockdown_$(VERSION)-*_all.deb build/
