@@ -11,7 +11,8 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # was refused), the font, and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
 # on a loopback port; the MQTT tests start their own mosquitto broker and use mosquitto_pub and
-# mosquitto_sub; valgrind counts `make bench-instructions`), and the packaging tools (lintian, dpkg-shlibdeps, systemd-analyze,
+# mosquitto_sub; valgrind counts `make bench-instructions`), and the packaging tools (debhelper and
+# dpkg-dev build the packages from debian/, rsync copies the source for them; lintian, systemd-analyze,
 # debootstrap for the boot test's Debian root), and the desktop window's SDL2 with the X server,
 # mouse driver and screenshot tools its test uses; qemu-user-static and qemu-system-arm run the
 # arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot),
@@ -21,7 +22,7 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
-                systemd dpkg-dev binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
+                systemd dpkg-dev debhelper rsync binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
                 qemu-user-static qemu-system-arm device-tree-compiler python3-venv
 DEPS_STAMP  := build/.deps-installed
 
@@ -33,11 +34,13 @@ DESTDIR     ?=
 BINDIR      := $(PREFIX)/bin
 MAN1DIR     := $(PREFIX)/share/man/man1
 MAN5DIR     := $(PREFIX)/share/man/man5
-# udev reads rules from /usr/local/lib/udev/rules.d as well; Debian 12 keeps its own in /lib.
+# udev reads rules from /usr/local/lib/udev/rules.d as well. For PREFIX=/usr, where this system's
+# systemd keeps its units (systemd.pc): /lib on Debian 12, /usr/lib on Debian 13, where /lib is
+# only a link; udev's rules go beside them.
 ifeq ($(PREFIX),/usr)
-UNITDIR     := /lib/systemd/system
+UNITDIR     := $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
 SYSUSERSDIR := /usr/lib/sysusers.d
-UDEVRULESDIR := /lib/udev/rules.d
+UDEVRULESDIR := $(patsubst %/systemd/system,%/udev/rules.d,$(UNITDIR))
 else
 UNITDIR     := $(PREFIX)/lib/systemd/system
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
@@ -45,11 +48,11 @@ UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 endif
 BACKLIGHT_RULES := 60-bubble-kiosk-backlight.rules
 CONFDIR     := /etc/bubble-kiosk
-DEB_STAGE   := build/deb/root
-LOCKDOWN_STAGE := build/deb-lockdown/root
 HOST_ARCH   := $(shell dpkg --print-architecture)
-# What install-files installs and strips (deb-arm64 hands in the arm64 build and its strip).
+# What install-files installs and strips, and runs to make the sounds (debian/rules hands in its
+# build, its strip and, when cross-building, an emulator to run it with as KIOSK_EXEC).
 KIOSK_BIN   ?= $(RELEASE_BIN)
+KIOSK_EXEC  ?=
 STRIP       ?= strip
 
 # arm64 boards (Raspberry Pi OS on trixie, Debian 13): cross-built with Debian 13's Swift 6.0.3
@@ -59,10 +62,11 @@ STRIP       ?= strip
 IN_TOOLCHAIN  := packaging/arm64/in-toolchain.sh
 ARM64_SCRATCH := .build-arm64
 ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
-ARM64_STAGE   := build/deb-arm64/root
+# What `make deb-arm64` passes to debian/rules for the cross build (the SDK: toolchain.sh).
+SWIFT_SDK_FLAGS := --swift-sdks-path /opt/swift-sdks --swift-sdk aarch64-debian13
 
 .PHONY: all deps build release desktop test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-cec vm-test-systemd package-test run bench bench-instructions \
-        sounds install install-files uninstall deb deb-lockdown clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
+        sounds install install-files uninstall deb deb-lockdown deb-source clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
 
 all: build
 
@@ -154,14 +158,16 @@ FLEET_BENCH_KIOSKS ?= 100
 fleet-bench: release | build/
 	bash Tests/fleet/fleet-bench.sh $(RELEASE_BIN) --kiosks $(FLEET_BENCH_KIOSKS) --json build/fleet-bench.json
 
-# make install into a scratch DESTDIR and back out; the .deb's contents, Depends and lintian; the
-# lockdown package's contents and lintian, and its install and purge in a copy of the boot test's
-# Debian 12 root (the root made for the kiosk package's Depends, so both share one cached root).
-package-test: deb
+# make install into a scratch DESTDIR and back out; the .deb's contents, Depends, maintainer
+# scripts and lintian; the lockdown package's contents and lintian, and its install and purge in a
+# copy of the boot test's Debian 12 root (the root made for the kiosk package's Depends, so both
+# share one cached root); the source package's lintian, fields and contents.
+package-test: deb deb-source
 	bash Tests/package/install-test.sh
 	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 	bash Tests/package/lockdown-deb-test.sh build/bubble-kiosk-lockdown_$(VERSION)-*_all.deb \
 		build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+	bash Tests/package/source-test.sh build/bubble-kiosk_$(VERSION)-*.dsc
 
 # The desktop window under a real X server (Xvfb), played with xdotool; ldd keeps SDL out of
 # the kiosk binary. Debug build, like the unit tests.
@@ -256,7 +262,7 @@ install-files:
 	install -m 644 systemd/bubble-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf
 	install -m 644 systemd/$(BACKLIGHT_RULES) $(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
 	install -d $(DESTDIR)$(SOUNDS_INSTALL_DIR)
-	$(RELEASE_BIN) generate-sounds $(DESTDIR)$(SOUNDS_INSTALL_DIR) > /dev/null
+	$(KIOSK_EXEC) $(KIOSK_BIN) generate-sounds $(DESTDIR)$(SOUNDS_INSTALL_DIR) > /dev/null
 	chmod 644 $(DESTDIR)$(SOUNDS_INSTALL_DIR)/*.wav
 	install -d $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)
 	install -m 644 systemd/mqtt.conf $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf
@@ -302,18 +308,44 @@ uninstall:
 		echo "left in place: the user bubble-kiosk and /var/lib/bubble-kiosk"; \
 	fi
 
-# build/bubble-kiosk_VERSION-REV_ARCH.deb from a staged `make install PREFIX=/usr`, and beside it
-# the same source's other package, build/bubble-kiosk-lockdown_VERSION-REV_all.deb.
-deb: release deb-lockdown | build/
-	rm -rf $(DEB_STAGE) build/bubble-kiosk_*_$(HOST_ARCH).deb
-	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_STAGE)
-	bash packaging/build-deb.sh $(CURDIR)/$(DEB_STAGE) $(CURDIR)/build
+# The packages come from debian/ (debhelper) with dpkg-buildpackage, which writes them beside the
+# source tree: it runs on a copy of the checkout in build/deb*/bubble-kiosk (kept with its .build
+# between runs, so SwiftPM builds only what changed; `make clean` removes it), and the packages
+# are copied to build/. -d: Debian 12 has no swiftlang package, the Swift of Build-Depends (this
+# machine's Swift comes from swift.org, the arm64 build's from the toolchain root).
+# (MAKEFLAGS is cleared: this make's command-line variables are not debian/rules'.)
+DEB_COPY_EXCLUDES := --exclude=/.build --exclude=/.build-arm64 --exclude=/build --exclude=/.git --exclude=/.swiftpm
+deb_copy = mkdir -p $(1) && rsync -a --delete $(DEB_COPY_EXCLUDES) ./ $(1)/bubble-kiosk/
+deb_buildpackage = cd $(1)/bubble-kiosk && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL SWIFT=$(SWIFT) \
+	$(2) dpkg-buildpackage -us -uc -d --no-pre-clean $(3)
 
-# bubble-kiosk-lockdown (packaging/lockdown/): drop-ins only, Architecture: all, so one build
-# serves `deb` and `deb-arm64` alike.
-deb-lockdown: | build/
-	rm -rf build/bubble-kiosk-lockdown_*_all.deb
-	bash packaging/build-lockdown-deb.sh $(CURDIR)/$(LOCKDOWN_STAGE) $(CURDIR)/build
+# build/bubble-kiosk_VERSION-REV_ARCH.deb and the same source's other package,
+# build/bubble-kiosk-lockdown_VERSION-REV_all.deb.
+deb: deps | build/
+	rm -f build/bubble-kiosk_*_$(HOST_ARCH).deb build/deb/*.deb
+	$(call deb_copy,build/deb)
+	$(call deb_buildpackage,build/deb,,-b)
+	cp build/deb/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb build/deb/bubble-kiosk-lockdown_$(VERSION)-*_all.deb build/
+
+# bubble-kiosk-lockdown alone (dpkg-buildpackage -A: no Swift build), for `deb-arm64`.
+deb-lockdown: deps | build/
+	rm -f build/bubble-kiosk-lockdown_*_all.deb build/deb-lockdown/*.deb
+	$(call deb_copy,build/deb-lockdown)
+	$(call deb_buildpackage,build/deb-lockdown,,-A)
+	cp build/deb-lockdown/bubble-kiosk-lockdown_$(VERSION)-*_all.deb build/
+
+# The source package: build/bubble-kiosk_VERSION-REV.dsc with its .orig.tar.xz (the tree without
+# debian/; the format is 3.0 (quilt) because the packages carry a Debian revision) and
+# .debian.tar.xz. Made from a fresh copy, so nothing built is in it.
+DEB_SOURCE_DIR := build/deb-source/bubble-kiosk-$(VERSION)
+deb-source: deps | build/
+	rm -rf build/deb-source build/bubble-kiosk_$(VERSION)*.dsc build/bubble-kiosk_$(VERSION)*.tar.xz
+	mkdir -p $(DEB_SOURCE_DIR)
+	rsync -a $(DEB_COPY_EXCLUDES) ./ $(DEB_SOURCE_DIR)/
+	tar -C build/deb-source --exclude=bubble-kiosk-$(VERSION)/debian --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime="$$(dpkg-parsechangelog -S Date)" -cJf build/deb-source/bubble-kiosk_$(VERSION).orig.tar.xz bubble-kiosk-$(VERSION)
+	cd $(DEB_SOURCE_DIR) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -S -d -us -uc
+	cp build/deb-source/bubble-kiosk_$(VERSION)*.dsc build/deb-source/bubble-kiosk_$(VERSION)*.tar.xz build/
 
 # --- arm64 --------------------------------------------------------------------------------------
 # The build environment alone (made once, then reused; rebuilt when its inputs change).
@@ -328,24 +360,26 @@ release-arm64: deps
 		--swift-sdks-path /opt/swift-sdks --swift-sdk aarch64-debian13 --scratch-path $(ARM64_SCRATCH) && \
 	echo "arm64: release-arm64 took $$(( $$(date +%s) - t0 )) s"
 
-# build/bubble-kiosk_VERSION-REV_arm64.deb: the same files as `deb` (the sounds are made by
-# this machine's build: they do not depend on the architecture), Depends from Debian 13's
-# arm64 libraries, and the units and the udev rule where Debian 13 keeps them (/usr/lib: /lib is only a link there).
-# The lockdown package (Architecture: all) is built beside it, for the arm64 boot test.
-deb-arm64: release-arm64 release deb-lockdown | build/
-	rm -rf $(ARM64_STAGE) build/bubble-kiosk_*_arm64.deb
-	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
-		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system \
-		UDEVRULESDIR=/usr/lib/udev/rules.d
-	bash packaging/build-deb.sh --arch arm64 $(CURDIR)/$(ARM64_STAGE) $(CURDIR)/build
+# build/bubble-kiosk_VERSION-REV_arm64.deb: the same debian/ cross-built in the toolchain root
+# (dpkg-buildpackage -a arm64: Debian 13's debhelper, units where Debian 13 keeps them, Depends
+# from its arm64 libraries, the sounds made by the arm64 binary under qemu-user). The lockdown
+# package (Architecture: all) is built beside it, for the arm64 boot test.
+DEB_ARM64_BIN := build/deb-arm64/bubble-kiosk/.build/aarch64-unknown-linux-gnu/release/bubble-kiosk
+deb-arm64: deps deb-lockdown | build/
+	rm -f build/bubble-kiosk_*_arm64.deb build/deb-arm64/*.deb
+	$(call deb_copy,build/deb-arm64)
+	@t0=$$(date +%s); \
+	$(call deb_buildpackage,build/deb-arm64,$(CURDIR)/$(IN_TOOLCHAIN) env SWIFT_SDK_FLAGS="$(SWIFT_SDK_FLAGS)",-a arm64 -B) && \
+	echo "arm64: dpkg-buildpackage -a arm64 took $$(( $$(date +%s) - t0 )) s"
+	cp build/deb-arm64/bubble-kiosk_$(VERSION)-*_arm64.deb build/
 
 # The arm64 build and package, and the amd64 package on Debian 13 (each step prints its time):
 # the same answers as this machine's build under qemu-user, the package's checks, a boot of the
 # arm64 package on an emulated arm64 machine (systemd, virtio-gpu, a uinput tap, a reload), and
 # the Debian 12 amd64 package booted in a Debian 13 root.
-arm64-test: deb-arm64 deb
+arm64-test: deb-arm64 deb release
 	@t0=$$(date +%s); eval "$$(bash packaging/arm64/toolchain.sh)" && \
-	bash Tests/arm64/same-answers.sh --arm64 $(ARM64_BIN) --host $(RELEASE_BIN) --sysroot "$$TOOLCHAIN" && \
+	bash Tests/arm64/same-answers.sh --arm64 $(DEB_ARM64_BIN) --host $(RELEASE_BIN) --sysroot "$$TOOLCHAIN" && \
 	echo "arm64: same-answers took $$(( $$(date +%s) - t0 )) s"
 	bash Tests/package/deb-test.sh build/bubble-kiosk_$(VERSION)-*_arm64.deb
 	@t0=$$(date +%s); bash Tests/vm/systemd-test.sh --arch arm64 --deb build/bubble-kiosk_$(VERSION)-*_arm64.deb && \

@@ -1,8 +1,8 @@
 # The shell library of the build and test scripts: logging and timing, the command line, waits,
 # package installs and Debian roots. Source it, do not run it.
 #
-# It lives under packaging/ because the build scripts (packaging/build-deb.sh, the arm64 build
-# environment in packaging/arm64/) need it, and a build must not depend on the test tree; the
+# It lives under packaging/ because the build scripts (the arm64 build environment in
+# packaging/arm64/) need it, and a build must not depend on the test tree; the
 # scripts under Tests/ source it from here as well, so each helper has one name everywhere.
 
 # --- messages and time ------------------------------------------------------------------------
@@ -204,62 +204,7 @@ remove_tree() {
 }
 
 # --- the project's own Debian packages ---------------------------------------------------------
-# Shared by packaging/build-deb.sh (bubble-kiosk) and packaging/build-lockdown-deb.sh
-# (bubble-kiosk-lockdown): both come from one source, with one changelog and one version.
-
-# deb_changelog FIELD: a field of packaging/debian/changelog's latest entry (Version, Maintainer...).
-deb_changelog() { dpkg-parsechangelog -l "$(dirname "${BASH_SOURCE[0]}")/debian/changelog" -S "$1"; }
-
-# deb_version: the packages' version: VERSION's plus the changelog's Debian revision. Ends the
-# script when the changelog has no entry for VERSION yet.
-deb_version() {
-    local upstream version
-    upstream=$(cat "$(dirname "${BASH_SOURCE[0]}")/../VERSION")
-    version=$(deb_changelog Version)
-    case "$version" in
-        "$upstream"-*) echo "$version" ;;
-        *) die "packaging/debian/changelog is at $version, VERSION says $upstream: add a changelog entry" ;;
-    esac
-}
-
-# deb_docs STAGE PACKAGE [OVERRIDES]: what Debian policy asks for in /usr/share/doc/PACKAGE (the
-# copyright and the changelog), and OVERRIDES as PACKAGE's lintian overrides.
-deb_docs() {
-    local debian doc
-    debian=$(dirname "${BASH_SOURCE[0]}")/debian
-    doc=$1/usr/share/doc/$2
-    install -d "$doc"
-    install -m 644 "$debian/copyright" "$doc/copyright"
-    gzip -9n < "$debian/changelog" > "$doc/changelog.Debian.gz"
-    chmod 644 "$doc/changelog.Debian.gz"
-    [ -z "${3:-}" ] || install -D -m 644 "$3" "$1/usr/share/lintian/overrides/$2"
-}
-
-# deb_control STAGE TEMPLATE [SED-EXPRESSION...]: STAGE/DEBIAN/control from TEMPLATE, with
-# @VERSION@, @MAINTAINER@ and @SIZE@ (KiB, everything staged but DEBIAN/) filled in, and the
-# expressions given for the package's own fields; then STAGE/DEBIAN/md5sums, the checksums of
-# every file but the conffiles under /etc (dpkg tracks those itself), for debsums. Run it once
-# everything else is staged.
-deb_control() {
-    local stage=$1 template=$2 size expr
-    local -a exprs=()
-    shift 2
-    for expr in "$@"; do exprs+=(-e "$expr"); done
-    install -d -m 755 "$stage/DEBIAN"
-    size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-    sed -e "s|@VERSION@|$(deb_version)|" -e "s|@MAINTAINER@|$(deb_changelog Maintainer)|" \
-        -e "s|@SIZE@|$size|" "${exprs[@]}" "$template" > "$stage/DEBIAN/control"
-    ( cd "$stage" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' | sort -z \
-        | xargs -0 md5sum ) > "$stage/DEBIAN/md5sums"
-    chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
-}
-
-# deb_build STAGE DEB: the package DEB from STAGE (owned by root, xz), its path on stdout.
-deb_build() {
-    mkdir -p "$(dirname "$2")"
-    dpkg-deb --build --root-owner-group -Zxz "$1" "$2" >&2
-    echo "$2"
-}
+# (They are built from debian/ by dpkg-buildpackage: the Makefile's deb targets.)
 
 # deb_depends_names DEB: the packages DEB's Depends names, comma-separated (the first of each
 # alternative, versions dropped): what a Debian root needs so that `dpkg -i DEB` succeeds.

@@ -462,4 +462,13 @@ private func messages(_ result: ConfigResult) -> [String] {
         let text = try #require(readText(path), "cannot read \(path)")
         #expect(text.split(separator: "\n").first.map(String.init) == KioskVersion.current)
     }
+
+    /// The Debian packages' version (debian/changelog's latest entry) is VERSION plus a revision.
+    @Test func debianChangelogIsAtTheVersionFiles() throws {
+        let path = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3)
+            .joined(separator: "/")) + "/debian/changelog"
+        let text = try #require(readText(path), "cannot read \(path)")
+        let first = text.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("bubble-kiosk (\(KioskVersion.current)-"), "debian/changelog starts: \(first)")
+    }
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Checks the Debian package `make deb` built: lintian (no errors, no warnings), the file list,
-# the control fields (Depends computed from the binary: every linked library's package, the
-# font, nothing like SDL), conffiles, maintainer scripts, and the unit inside it
+# Checks the Debian package `make deb` built from debian/: lintian (no errors, no warnings), the
+# file list, the control fields (Depends computed from the binary: every linked library's
+# package, the font, nothing like SDL), conffiles, the maintainer scripts debhelper wrote (run
+# with stubs: what they ask of systemd on install, upgrade, remove), and the unit inside it
 # (`systemd-analyze verify` clean, `systemd-analyze security` exposure at most 2.0).
 # The arm64 package (`make deb-arm64`) gets the same checks: its binary runs under qemu-user
 # and its libraries are looked up in the arm64 build environment; and Depends must carry
@@ -125,7 +126,6 @@ $udevdir/60-bubble-kiosk-backlight.rules
 /usr/share/bubble-kiosk/systemd/mqtt.conf
 /usr/share/doc/bubble-kiosk/changelog.Debian.gz
 /usr/share/doc/bubble-kiosk/copyright
-/usr/share/lintian/overrides/bubble-kiosk
 /usr/share/man/man1/bubble-kiosk.1.gz
 /usr/share/man/man5/bubble-kiosk.conf.5.gz
 EOF
@@ -153,35 +153,49 @@ for s in postinst prerm postrm; do
         bash -c "[ -x '$work/DEBIAN/$s' ] && head -n1 '$work/DEBIAN/$s' | grep -qx '#!/bin/sh' && sh -n '$work/DEBIAN/$s'"
 done
 check "postinst creates the user with systemd-sysusers and enables the unit" \
-    bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -q 'deb-systemd-helper enable bubble-kiosk.service' '$work/DEBIAN/postinst'"
+    bash -c "grep -q 'systemd-sysusers .*bubble-kiosk.conf' '$work/DEBIAN/postinst' && grep -qE \"deb-systemd-helper enable '?bubble-kiosk.service\" '$work/DEBIAN/postinst'"
 # An upgrade must not cut a round: a running kiosk restarts into the new binary itself. Only
 # kiosks from before that (0.1.0-1 and older) are restarted by the package.
-# The postinst run as on a machine that systemd runs (that test forced true, no udev), with stubs
-# that only log what deb-systemd-invoke is asked: what it does for each version upgraded from.
-postinst_action() {
-    local stubs=$work/postinst-stubs c
+# script_actions SCRIPT ARG...: the maintainer script run as on a machine that systemd runs (its
+# tests for it forced true, no udev), with stubs that only log what deb-systemd-invoke is asked;
+# prints those requests, one a line, quotes dropped.
+script_actions() {
+    local stubs=$work/script-stubs script=$1 c
+    shift
     mkdir -p "$stubs"
     for c in systemd-sysusers deb-systemd-helper udevadm systemctl; do printf '#!/bin/sh\nexit 0\n' > "$stubs/$c"; done
     printf '#!/bin/sh\necho "$*" >> "%s/invoked"\n' "$stubs" > "$stubs/deb-systemd-invoke"
     chmod +x "$stubs"/*
-    sed 's|\[ -d /run/systemd/system \]|true|; s|\[ -d /run/udev \]|false|' "$work/DEBIAN/postinst" > "$stubs/postinst"
+    sed 's|\[ -d /run/systemd/system \]|true|; s|\[ -d /run/udev \]|false|' "$work/DEBIAN/$script" > "$stubs/$script"
     : > "$stubs/invoked"
-    PATH="$stubs:$PATH" sh "$stubs/postinst" configure "$@" >&2 && cat "$stubs/invoked"
+    PATH="$stubs:$PATH" sh "$stubs/$script" "$@" >&2 && tr -d "'" < "$stubs/invoked"
 }
 postinst_restarts_only_old_kiosks() {
-    local case from want action
-    # FROM=ACTION: the version upgraded from (none: a first install) and what must happen.
-    for case in =start 0.0.9-3=restart 0.1.0-1=restart 0.1.0-2=start 1.0-1=start; do
+    local case from want actions
+    # FROM=ACTIONS: the version upgraded from (none: a first install) and what must be asked,
+    # in order ("start" leaves a running kiosk alone).
+    for case in =start 0.0.9-3=start,restart 0.1.0-1=start,restart 0.1.0-2=start 1.0-1=start; do
         from=${case%=*} want=${case#*=}
-        action=$(postinst_action $from) || return 1
-        echo "from '$from': $action (want $want)"
-        [ "$action" = "$want bubble-kiosk.service" ] || return 1
+        actions=$(script_actions postinst configure $from | sed 's/ bubble-kiosk.service$//' | paste -sd,) || return 1
+        echo "from '$from': $actions (want $want)"
+        [ "$actions" = "$want" ] || return 1
     done
 }
 check "postinst starts a fresh install and leaves a running kiosk to restart itself; only one from 0.1.0-1 or older is restarted" \
     postinst_restarts_only_old_kiosks
-check "prerm stops the unit and a pending retry on remove" \
-    grep -q 'deb-systemd-invoke stop bubble-kiosk.service bubble-kiosk-retry.timer' "$work/DEBIAN/prerm"
+check "postinst enables the unit and starts it on any configure (a no-op for a running kiosk)" \
+    bash -c "grep -q 'deb-systemd-invoke start .*bubble-kiosk.service' '$work/DEBIAN/postinst' && ! grep -q 'deb-systemd-invoke.*retry' '$work/DEBIAN/postinst'"
+# On remove the kiosk's stop stops a pending crash-loop retry too (PropagatesStopTo=); an
+# upgrade leaves it running.
+prerm_stops_only_on_remove() {
+    local remove upgrade
+    remove=$(script_actions prerm remove) && upgrade=$(script_actions prerm upgrade 0.3.0-1) || return 1
+    echo "remove: $remove; upgrade: ${upgrade:-nothing}"
+    [ "$remove" = "stop bubble-kiosk.service" ] && [ -z "$upgrade" ] &&
+        grep -qx 'PropagatesStopTo=bubble-kiosk-retry.timer' "$work/root$unitdir/bubble-kiosk.service"
+}
+check "prerm stops the unit (and so a pending retry) on remove, not on upgrade" prerm_stops_only_on_remove
+check "no preinst stops the unit before an upgrade" bash -c "[ ! -e '$work/DEBIAN/preinst' ] || ! grep -q 'deb-systemd-invoke stop' '$work/DEBIAN/preinst'"
 check "postrm removes the state and the user on purge" \
     bash -c "grep -q 'rm -rf /var/lib/bubble-kiosk' '$work/DEBIAN/postrm' && grep -q 'userdel bubble-kiosk' '$work/DEBIAN/postrm'"
 

@@ -74,7 +74,6 @@ $sysctl_conf
 $system_conf
 /usr/share/doc/$name/changelog.Debian.gz
 /usr/share/doc/$name/copyright
-/usr/share/lintian/overrides/$name
 EOF
 regular_files() { dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort; }
 check "it holds exactly the expected files (no links, nothing in /etc)" diff "$work/expected" <(regular_files)
@@ -82,8 +81,8 @@ check "everything is owned by root:root" bash -c "! dpkg-deb -c '$deb' | awk '\$
 check "the drop-ins in the package are packaging/lockdown's" \
     bash -c "cmp '$src/sysctl.conf' '$work/pkg$sysctl_conf' && cmp '$src/logind.conf' '$work/pkg$logind_conf' && cmp '$src/system.conf' '$work/pkg$system_conf'"
 check "the copyright and changelog are the kiosk's" \
-    bash -c "cmp '$repo/packaging/debian/copyright' '$work/pkg/usr/share/doc/$name/copyright' &&
-             gzip -dc '$work/pkg/usr/share/doc/$name/changelog.Debian.gz' | cmp - '$repo/packaging/debian/changelog'"
+    bash -c "cmp '$repo/debian/copyright' '$work/pkg/usr/share/doc/$name/copyright' &&
+             gzip -dc '$work/pkg/usr/share/doc/$name/changelog.Debian.gz' | cmp - '$repo/debian/changelog'"
 # settings FILE: its settings, comments and blank lines left out, spaces around = removed.
 settings() { grep -vE '^[[:space:]]*([#;]|$)' "$1" | sed 's/[[:space:]]*=[[:space:]]*/=/'; }
 check "sysctl.d: kernel.sysrq = 16 (sync only) and nothing else" [ "$(settings "$work/pkg$sysctl_conf")" = kernel.sysrq=16 ]

@@ -25,15 +25,18 @@ ARM64_CACHE=${ARM64_CACHE:-/var/cache/bubble-kiosk-arm64}
 
 SUITE=trixie
 SDK_NAME=aarch64-debian13
-# The compiler and what the build steps run in the root (pkgconf finds the arm64 .pc files,
-# dpkg-shlibdeps computes the arm64 package's Depends with the cross objdump, which also strips).
-HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev binutils-aarch64-linux-gnu"
+# The compiler and what the build steps run in the root: pkgconf finds the arm64 .pc files;
+# `dpkg-buildpackage -a arm64` runs debian/rules with debhelper (dh_shlibdeps computes the arm64
+# package's Depends with the cross objdump, which also strips); systemd-dev's systemd.pc says
+# where Debian 13 keeps units; qemu-user runs the arm64 build to make the sounds
+# (aarch64-linux-gnu-cross-exe-wrapper).
+HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev debhelper systemd-dev binutils-aarch64-linux-gnu qemu-user"
 # The arm64 side, by multiarch: the -dev packages of every system-library target the kiosk
 # binary links (not SDL2: the desktop binary is never built for the board), and the C and C++
 # runtime files the linker needs.
 ARM64_PACKAGES="libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libcairo2-dev:arm64 \
 libdrm-dev:arm64 libevdev-dev:arm64 libsystemd-dev:arm64 libsqlite3-dev:arm64 libasound2-dev:arm64 \
-libsndfile1-dev:arm64 libudev-dev:arm64 libmosquitto-dev:arm64 libssl-dev:arm64"
+libsndfile1-dev:arm64 libudev-dev:arm64 libmosquitto-dev:arm64 libssl-dev:arm64 cross-exe-wrapper:arm64"
 MIRROR=$(debian_mirror)
 
 key=$(printf '%s\n' "$SUITE" "$MIRROR" "$HOST_PACKAGES" "$ARM64_PACKAGES" "$SDK_NAME" \
