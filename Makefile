@@ -84,7 +84,8 @@ deps: $(DEPS_STAMP)
 build: deps
 	$(SWIFT) build
 
-# The kiosk binary carries the Swift runtime inside (boards have no Swift toolchain).
+# The kiosk binary carries the Swift runtime inside (boards have no Swift toolchain). What keeps
+# it small (the lean settings and link) is in Package.swift, so every build of it gets them.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product bubble-kiosk
 
@@ -298,10 +299,12 @@ uninstall:
 	fi
 
 # build/bubble-kiosk_VERSION-REV_ARCH.deb from a staged `make install PREFIX=/usr`, and beside it
-# the same source's other package, build/bubble-kiosk-lockdown_VERSION-REV_all.deb.
+# the same source's other package, build/bubble-kiosk-lockdown_VERSION-REV_all.deb. The stripped
+# binary's size is printed, and over 8 MB fails the build (packaging/check-size.sh).
 deb: release deb-lockdown | build/
 	rm -rf $(DEB_STAGE) build/bubble-kiosk_*_$(HOST_ARCH).deb
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_STAGE)
+	@bash packaging/check-size.sh $(DEB_STAGE)/usr/bin/bubble-kiosk
 	bash packaging/build-deb.sh $(CURDIR)/$(DEB_STAGE) $(CURDIR)/build
 
 # bubble-kiosk-lockdown (packaging/lockdown/): drop-ins only, Architecture: all, so one build
@@ -332,6 +335,7 @@ deb-arm64: release-arm64 release deb-lockdown | build/
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(CURDIR)/$(ARM64_STAGE) \
 		KIOSK_BIN=$(ARM64_BIN) STRIP="$(IN_TOOLCHAIN) aarch64-linux-gnu-strip" UNITDIR=/usr/lib/systemd/system \
 		UDEVRULESDIR=/usr/lib/udev/rules.d
+	@bash packaging/check-size.sh $(ARM64_STAGE)/usr/bin/bubble-kiosk
 	bash packaging/build-deb.sh --arch arm64 $(CURDIR)/$(ARM64_STAGE) $(CURDIR)/build
 
 # The arm64 build and package, and the amd64 package on Debian 13 (each step prints its time):
