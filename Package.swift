@@ -2,15 +2,16 @@
 import PackageDescription
 
 // The product's modules do without the implicit `import _StringProcessing` (the regex engine):
-// the stdlib archive links whole, so one `String.contains(String)` from it brought 1.4 MB of
+// the stdlib archive links whole, so one `String.contains(String)` from it brought 1.3 MB of
 // regex parser and tables into the kiosk binary. Without the import, such a call does not compile.
 // In a release build public symbols are not kept for their own sake (Swift marks them used, so
 // that the linker's --gc-sections could not drop any), and each function has its own section:
-// what nothing calls goes, 0.57 MB of code and unwind tables for the modules' API the tests use.
+// what nothing calls goes, 0.5 MB of code and unwind tables for the modules' API the tests use.
 let lean: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
     .unsafeFlags(["-Xfrontend", "-internalize-at-link", "-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
+
 // The kiosk's release link: lld packs the 21,000 relative relocations of a position-independent
 // binary into a few KB (DT_RELR, glibc 2.36 and newer: Debian 12 and 13), where gold's table
 // took 0.5 MB; and the binary exports no symbols (the static stdlib's link file asks for
