@@ -89,7 +89,8 @@ deps: $(DEPS_STAMP)
 build: deps
 	$(SWIFT) build
 
-# The kiosk binary carries the Swift runtime inside (boards have no Swift toolchain).
+# The kiosk binary carries the Swift runtime inside (boards have no Swift toolchain). What keeps
+# it small (the lean settings and link) is in Package.swift, so every build of it gets them.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product bubble-kiosk
 
@@ -320,12 +321,14 @@ deb_buildpackage = cd $(1)/bubble-kiosk && env -u MAKEFLAGS -u MFLAGS -u MAKELEV
 	$(2) dpkg-buildpackage -us -uc -d --no-pre-clean $(3)
 
 # build/bubble-kiosk_VERSION-REV_ARCH.deb and the same source's other package,
-# build/bubble-kiosk-lockdown_VERSION-REV_all.deb.
+# build/bubble-kiosk-lockdown_VERSION-REV_all.deb. The stripped binary's size is printed, and
+# over 8 MB fails the build (packaging/check-size.sh).
 deb: deps | build/
 	rm -f build/bubble-kiosk_*_$(HOST_ARCH).deb build/deb/*.deb
 	$(call deb_copy,build/deb)
 	$(call deb_buildpackage,build/deb,,-b)
 	cp build/deb/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb build/deb/bubble-kiosk-lockdown_$(VERSION)-*_all.deb build/
+	@bash packaging/check-size.sh build/deb/bubble-kiosk/debian/bubble-kiosk/usr/bin/bubble-kiosk
 
 # bubble-kiosk-lockdown alone (dpkg-buildpackage -A: no Swift build), for `deb-arm64`.
 deb-lockdown: deps | build/
@@ -372,6 +375,7 @@ deb-arm64: deps deb-lockdown | build/
 	$(call deb_buildpackage,build/deb-arm64,$(CURDIR)/$(IN_TOOLCHAIN) env SWIFT_SDK_FLAGS="$(SWIFT_SDK_FLAGS)",-a arm64 -B) && \
 	echo "arm64: dpkg-buildpackage -a arm64 took $$(( $$(date +%s) - t0 )) s"
 	cp build/deb-arm64/bubble-kiosk_$(VERSION)-*_arm64.deb build/
+	@bash packaging/check-size.sh build/deb-arm64/bubble-kiosk/debian/bubble-kiosk/usr/bin/bubble-kiosk
 
 # The arm64 build and package, and the amd64 package on Debian 13 (each step prints its time):
 # the same answers as this machine's build under qemu-user, the package's checks, a boot of the

@@ -193,7 +193,7 @@ struct ScoreWriterTestCommand: KioskCommand {
                     case .log(_, let line):
                         Console.errorLine(line)
                         // A round that could not be saved is not waited for.
-                        if line.contains("cannot save") { done = true }
+                        if line.containsText("cannot save") { done = true }
                     case .board:
                         break
                     }

@@ -228,7 +228,7 @@ public enum CECChoice: Equatable, Sendable {
     /// `/dev/cecN`, or another absolute path (a udev symlink such as /dev/cec-tv).
     static func isDevicePath(_ text: String) -> Bool {
         text.hasPrefix("/dev/") && text.utf8.count > 5 && text.utf8.count <= 255
-            && !text.utf8.contains(where: { $0 <= 32 || $0 >= 127 }) && !text.contains("/../")
+            && !text.utf8.contains(where: { $0 <= 32 || $0 >= 127 }) && !text.containsText("/../")
     }
 }
 
