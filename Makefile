@@ -130,11 +130,20 @@ vm-test-cec: release
 # inside the sandbox with the package's drop-in (a broker in the guest); bubble-kiosk-lockdown
 # installed and a keyboard typing every key of the README's table; then keys-table.sh: four
 # boots without the lockdown that measure what those keys do (again only when what decides
-# them changed since a run that passed: KEYS_TABLE_FORCE=1 measures them anyway).
+# them changed since a run that passed: KEYS_TABLE_FORCE=1 measures them anyway); then the
+# upgrade test (vm-test-upgrade).
 vm-test-systemd: deb
 	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb \
 		--lockdown build/bubble-kiosk-lockdown_$(VERSION)-*_all.deb
 	bash Tests/vm/keys-table.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+	bash Tests/vm/systemd-test.sh --upgrade --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+
+# An update from the repository on the booted Debian 12 root: version N from the repository
+# served in the guest, a round in play, N+1 published and unattended-upgrade run; the round goes
+# on, the kiosk restarts into N+1 at the start screen with scores and edited config kept; then a
+# downgrade to N. Prints each phase's time. Also the last part of vm-test-systemd.
+vm-test-upgrade: deb
+	bash Tests/vm/systemd-test.sh --upgrade --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # MQTT fleet control against a real broker: mosquitto started by the test on loopback ports
 # (plain, TLS with a test CA, a password file), the release binary on a virtual display, the

@@ -22,9 +22,10 @@
 # /usr/share/keyrings/). Release's Origin and Label are "bubble-kiosk": the unattended-upgrades
 # drop-in the package ships (packaging/unattended-upgrades.conf) allows that origin.
 #
-# Why apt-ftparchive and not reprepro: Debian 12's reprepro (5.3) keeps one version of a
-# package per suite (Limit: came in 5.4), so a downgrade from the repository would find no
-# older version; apt-ftparchive lists every file in the pool.
+# Why apt-ftparchive and not reprepro: Debian's reprepro (5.3.1 in Debian 12, 5.3.2 in Debian
+# 13) keeps one version of a package per suite (several versions and Limit: came in 5.4), so a
+# downgrade from the repository would find no older version; apt-ftparchive lists every file in
+# the pool.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
