@@ -72,6 +72,8 @@ test_key() {
 }
 if [ -z "$key" ]; then
     export GNUPGHOME=$REPO_TEST_KEY_DIR
+    # The agent gpg starts for the test key's home ends with this script.
+    trap 'gpgconf --kill gpg-agent 2> /dev/null || true' EXIT
     key=$(test_key)
     log "signing with the test key $key (REPO_SIGNING_KEY=KEYID signs with yours)"
 else
