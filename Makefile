@@ -33,6 +33,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR      := $(PREFIX)/bin
 MAN1DIR     := $(PREFIX)/share/man/man1
+MAN5DIR     := $(PREFIX)/share/man/man5
 # udev reads rules from /usr/local/lib/udev/rules.d as well; Debian 12 keeps its own in /lib.
 ifeq ($(PREFIX),/usr)
 UNITDIR     := /lib/systemd/system
@@ -128,7 +129,7 @@ vm-test-cec: release
 # The package on a real systemd: a debootstrap'd Debian root (cached) with the .deb installed,
 # booted under QEMU; the unit's restarts, watchdog, reload, state and config errors, MQTT from
 # inside the sandbox with the package's drop-in (a broker in the guest); bubble-kiosk-lockdown
-# installed and a keyboard typing every key of the README's table; then keys-table.sh: four
+# installed and a keyboard typing every key of the keys table (doc/installing.md); then keys-table.sh: four
 # boots without the lockdown that measure what those keys do (again only when what decides
 # them changed since a run that passed: KEYS_TABLE_FORCE=1 measures them anyway); then the
 # upgrade test (vm-test-upgrade).
@@ -216,7 +217,7 @@ sounds: build | build/
 	mkdir -p build/sounds
 	$(DEBUG_BIN) generate-sounds build/sounds
 
-# Render benchmark on the release build: prints the figures (targets in the README), then the
+# Render benchmark on the release build: prints the figures (targets in doc/benchmarks.md), then the
 # render cases again on the small panels kiosks use, where fixed per-frame costs show most, on a
 # 4K screen and with 400 bubbles, each with its own targets.
 BENCH_RENDER_CASES ?= "--size 1024x600" "--size 800x480" "--size 3840x2160" "--bubbles 400"
@@ -249,7 +250,8 @@ bench-instructions: release | build/
 	@echo "(instructions per frame, $(BENCH_INSTR_FRAMES) frames a case; callgrind output in build/callgrind.bench.*)"
 
 # The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the udev rule
-# for the backlight, the man page, the MQTT drop-in (in SYSTEMD_EXTRAS_DIR, not active: the
+# for the backlight, the man pages (the command's, and the config file's generated from the key
+# table: doc/bubble-kiosk.conf.5), the MQTT drop-in (in SYSTEMD_EXTRAS_DIR, not active: the
 # operator copies it to /etc/systemd/system/bubble-kiosk.service.d/), unattended-upgrades' drop-in
 # for the kiosk's repository (inert without unattended-upgrades and the repository's source), and
 # the commented default config, which is never overwritten: an edited one stays.
@@ -258,7 +260,7 @@ install: release
 	@$(MAKE) --no-print-directory install-files
 
 install-files:
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MAN1DIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN5DIR) \
 		$(DESTDIR)$(CONFDIR) $(DESTDIR)$(CONFDIR)/kiosk.conf.d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 755 $(KIOSK_BIN) $(DESTDIR)$(BINDIR)/bubble-kiosk
 	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/bubble-kiosk
@@ -277,6 +279,8 @@ install-files:
 	install -m 644 packaging/unattended-upgrades.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF)
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.1 | gzip -9n > $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	chmod 644 $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
+	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.conf.5 | gzip -9n > $(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz
+	chmod 644 $(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz
 	@if [ -e $(DESTDIR)$(CONFDIR)/kiosk.conf ]; then \
 		echo "keeping $(DESTDIR)$(CONFDIR)/kiosk.conf"; \
 	else \
@@ -298,6 +302,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bubble-kiosk $(DESTDIR)$(UNITDIR)/bubble-kiosk.service \
 		$(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.timer $(DESTDIR)$(UNITDIR)/bubble-kiosk-retry.service \
 		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz \
+		$(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz \
 		$(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
 	rm -f $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF)
 	-rmdir $(DESTDIR)$(SYSTEMD_EXTRAS_DIR) $(DESTDIR)$(dir $(SYSTEMD_EXTRAS_DIR:%/=%)) 2>/dev/null

@@ -5,7 +5,7 @@ import KioskPlatform
 struct CheckConfigCommand: KioskCommand {
     static let name = "check-config"
     static let usage = """
-        usage: bubble-kiosk check-config [FILE] [--example]
+        usage: bubble-kiosk check-config [FILE] [--example] [--reference markdown|man]
 
         Reads \(ConfigLoader.systemDirectory)/\(ConfigLoader.mainFileName) and then \
         \(ConfigLoader.dropInDirectoryName)/*.conf
@@ -17,11 +17,25 @@ struct CheckConfigCommand: KioskCommand {
         twice in one file, are warnings on stderr. A comment at the top says when the display
         next sleeps and wakes by [display] sleep_schedule, on this machine's clock and zone.
 
-          --example   print an example config: every key commented out with its default
+          --example     print an example config: every key commented out with its default
+          --reference markdown|man
+                        print the reference of every section and key (type and range,
+                        default, what it does, when a reload applies it): doc/configuration.md
+                        or the man page bubble-kiosk.conf(5), as the source keeps them
         """
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
-        let arguments = try Arguments(args, valued: ["config"], flags: ["example"])
+        let arguments = try Arguments(args, valued: ["config", "reference"], flags: ["example"])
+        if let name = arguments.value("reference") {
+            guard let format = ConfigReference.Format(rawValue: name) else {
+                throw UsageError("--reference takes markdown or man, got '\(echoed(name))'")
+            }
+            guard arguments.positionals.isEmpty, arguments.value("config") == nil, !arguments.has("example") else {
+                throw UsageError("--reference takes no FILE and no --example")
+            }
+            Console.out(ConfigReference.render(format))
+            return 0
+        }
         if arguments.has("example") {
             guard arguments.positionals.isEmpty, arguments.value("config") == nil else {
                 throw UsageError("--example takes no FILE")

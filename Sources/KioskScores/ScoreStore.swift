@@ -53,7 +53,7 @@ public struct HighScoreEntry: Equatable, Sendable {
 ///
 /// Rollback journal (`journal_mode = TRUNCATE`) with `synchronous = FULL`: a commit that
 /// returned is on the disk, a power cut at any moment leaves a database that opens, and a `-wal`
-/// beside the file can only be a stray from another database (see the README).
+/// beside the file can only be a stray from another database (see doc/scores.md).
 public final class ScoreStore {
     public static let fileName = "scores.db"
     /// 2 added `touch_cells` (the touch heatmap).

@@ -5,7 +5,7 @@ import Testing
 /// The binary under a (stand-in) service manager: sd_notify datagrams on a real socket, and
 /// journal level prefixes when standard error is the journal's stream.
 @Suite struct ServiceManagerTests {
-    /// Exit statuses say why the kiosk stopped (listed in the README).
+    /// Exit statuses say why the kiosk stopped (listed in doc/installing.md).
     @Test func exitStatusesSayWhy() throws {
         let missing = try CommandRunner.run(["run", "--display", "virtual:320x200", "--duration", "1",
                                              "--config", "/nonexistent/kiosk.conf"])

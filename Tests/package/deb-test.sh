@@ -128,6 +128,7 @@ $udevdir/60-bubble-kiosk-backlight.rules
 /usr/share/doc/bubble-kiosk/copyright
 /usr/share/lintian/overrides/bubble-kiosk
 /usr/share/man/man1/bubble-kiosk.1.gz
+/usr/share/man/man5/bubble-kiosk.conf.5.gz
 EOF
 regular_files() { dpkg-deb -c "$deb" | awk '$1 ~ /^-/ { print $6 }' | sed 's|^\./|/|' | sort; }
 check "it holds exactly the expected files" diff "$work/expected" <(regular_files)

@@ -36,6 +36,10 @@ check "the backlight's udev rule is in /usr/local/lib/udev/rules.d" \
     cmp "$repo/systemd/60-bubble-kiosk-backlight.rules" "$d/usr/local/lib/udev/rules.d/60-bubble-kiosk-backlight.rules"
 check "the man page is in /usr/local/share/man/man1" \
     bash -c "gzip -dc '$d/usr/local/share/man/man1/bubble-kiosk.1.gz' | grep -q '^\.TH BUBBLE-KIOSK 1 .*bubble-kiosk $(cat "$repo/VERSION")'"
+check "the config file's man page is in /usr/local/share/man/man5, with the version" \
+    bash -c "gzip -dc '$d/usr/local/share/man/man5/bubble-kiosk.conf.5.gz' | grep '^\.TH BUBBLE' | grep -qF 'kiosk $(cat "$repo/VERSION")\"'"
+check "doc/bubble-kiosk.conf.5 is what check-config --reference man prints now" \
+    bash -c "'$d/usr/local/bin/bubble-kiosk' check-config --reference man | cmp - '$repo/doc/bubble-kiosk.conf.5'"
 conf=$d/etc/bubble-kiosk/kiosk.conf
 check "the default config is /etc/bubble-kiosk/kiosk.conf, every line a comment or a section" \
     bash -c "cmp '$repo/systemd/kiosk.conf.example' '$conf' && ! grep -vE '^(#|\[|$)' '$conf'"

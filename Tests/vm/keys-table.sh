@@ -1,10 +1,10 @@
 #!/bin/bash
 # What a visitor's keyboard does to a kiosk without the bubble-kiosk-lockdown package: the
-# README's table of keys, measured. Four boots of the Debian 12 package (systemd-test.sh
+# table of keys in doc/installing.md, measured. Four boots of the Debian 12 package (systemd-test.sh
 # --keys): the keys the kiosk stops itself, Sleep, and Alt-SysRq-R with the Ctrl-Alt-F2 it
 # lets through in one; then one boot for each key that ends the machine (Alt-SysRq-B,
 # Alt-SysRq-O, Power). Prints "KEY: WHAT" for every key and checks each against what the
-# README says (EXPECTED below); with the package installed the full boot test shows every key
+# table says (EXPECTED below); with the package installed the full boot test shows every key
 # doing nothing.
 #
 # The four boots take about eight minutes, and what they measure is decided by a few files
@@ -36,7 +36,7 @@ if [ -z "$deb" ]; then
     deb=$(ls "$repo"/build/bubble-kiosk_*_amd64.deb | head -n1)
 fi
 
-# The boots, and what each key does in them without the lockdown (the README's table).
+# The boots, and what each key does in them without the lockdown (the table in doc/installing.md).
 boots=("ctrl-alt-f2 ctrl-alt-f3 alt-f2 alt-right ctrl-alt-del text sleep sysrq-r ctrl-alt-f2" sysrq-b sysrq-o power)
 expected=(
     "ctrl-alt-f2: nothing: the game stays"

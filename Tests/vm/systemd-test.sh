@@ -29,7 +29,7 @@
 # instead, with the same cut of checks: it installs and runs there unchanged.
 #
 # The Debian 12 amd64 and the arm64 boots also install bubble-kiosk-lockdown and plug in a
-# keyboard (systemd/keyboard.sh): every key of the README's table leaves the game on screen.
+# keyboard (systemd/keyboard.sh): every key of the keys table (doc/installing.md) leaves the game on screen.
 # With --keys the boot is one row set of that table without the lockdown package: only the
 # keyboard section runs after the touch checks, typing the keys given, and the host says what
 # each key did (nothing, a VT switch, a suspend, a reboot, a power-off: a key that ends the

@@ -1,5 +1,6 @@
 /// Gesture thresholds in physical units, so the feel is the same on any screen size.
-/// Defaults and their sources are tabled in the README.
+/// Defaults are listed in doc/configuration.md (generated from the key table); the gestures'
+/// sources are tabled in doc/game.md.
 public struct GestureSettings: Equatable, Sendable {
     /// A contact that moves further than this from where it went down is no tap.
     public var tapSlopMM = 3.0

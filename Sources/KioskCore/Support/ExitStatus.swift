@@ -1,5 +1,5 @@
 /// What `bubble-kiosk run`'s exit status says, for the service manager and for operators
-/// reading `systemctl status` (the README lists them).
+/// reading `systemctl status` (doc/installing.md lists them).
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Stopped by a signal or `--duration`.
     case stopped = 0

@@ -11,7 +11,7 @@ public struct SoundDeviceError: Error, CustomStringConvertible, Equatable {
 
 /// One ALSA playback stream: S16_LE, 2 channels, 48 kHz, interleaved, blocking writes of one
 /// period. Periods of 5 ms and a buffer of three (15 ms): a sound written now is heard within
-/// about 10-15 ms, and the sound thread has 10 ms of slack before an underrun (see README).
+/// about 10-15 ms, and the sound thread has 10 ms of slack before an underrun (see doc/operating.md, Sounds).
 public final class ALSAOutput {
     public static let periodFrames = 240
     public static let bufferFrames = 720

@@ -310,7 +310,7 @@ if wants sysfs; then
         done < /run/vm-sysfs-writable
     }
     check "elsewhere in /sys nothing but the unit's own memory.pressure and character devices" elsewhere_as_before
-    # The README's command for looking on a board (the running kiosk's mount namespace, as its
+    # The documented command for looking on a board (doc/hardware.md, The backlight) (the running kiosk's mount namespace, as its
     # user) finds the same. (A transient unit with ProtectKernelTunables= is no stand-in: on
     # systemd 257 its /sys/kernel/security stayed writable, the kiosk's is not.)
     readme_list() {
@@ -318,7 +318,7 @@ if wants sysfs; then
             setpriv --reuid=bubble-kiosk --regid=bubble-kiosk --init-groups find /sys -writable 2>/dev/null | sort
     }
     same_as_readme() { local a; a=$(readme_list); echo "$a"; [ "$a" = "$(cat /run/vm-sysfs-writable)" ]; }
-    check "the README's command lists the same files" same_as_readme
+    check "the documented command (doc/hardware.md) lists the same files" same_as_readme
     # Two controls, with a file given to video by hand as a udev rule would: under /sys/devices
     # the sandbox lets the kiosk write it (permissions decide there: what the widened path
     # exposes is what udev gives the kiosk's groups, and the list above would show it); outside
