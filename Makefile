@@ -18,12 +18,13 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # arm64 build (same answers under qemu-user, maintainer scripts in the arm64 root, the arm64 boot),
 # and device-tree-compiler (dtc) adds the arm64 boot's backlight to the emulated board's device tree;
 # python3-venv makes the Home Assistant test's virtual environment; v4l-utils has cec-ctl and
-# cec-follower, the TV of the CEC test.
+# cec-follower, the TV of the CEC test; apt-utils (apt-ftparchive) and gnupg make `make repo`'s
+# signed apt repository.
 DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev debhelper rsync binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
-                qemu-user-static qemu-system-arm device-tree-compiler python3-venv
+                qemu-user-static qemu-system-arm device-tree-compiler python3-venv apt-utils gnupg
 DEPS_STAMP  := build/.deps-installed
 
 # Installing: `make install [PREFIX=/usr/local] [DESTDIR=...]`. The unit goes where systemd
@@ -48,6 +49,9 @@ UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 endif
 BACKLIGHT_RULES := 60-bubble-kiosk-backlight.rules
 CONFDIR     := /etc/bubble-kiosk
+# unattended-upgrades' drop-in that allows the kiosk's own repository (`make repo`).
+APTCONFDIR  := /etc/apt/apt.conf.d
+UNATTENDED_CONF := 51bubble-kiosk-unattended-upgrades
 HOST_ARCH   := $(shell dpkg --print-architecture)
 # What install-files installs and strips, and runs to make the sounds (debian/rules hands in its
 # build, its strip and, when cross-building, an emulator to run it with as KIOSK_EXEC).
@@ -66,7 +70,8 @@ ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 SWIFT_SDK_FLAGS := --swift-sdks-path /opt/swift-sdks --swift-sdk aarch64-debian13
 
 .PHONY: all deps build release desktop test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-cec vm-test-systemd package-test run bench bench-instructions \
-        sounds install install-files uninstall deb deb-lockdown deb-source clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare
+        sounds install install-files uninstall deb deb-lockdown deb-source clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare \
+        repo repo-test vm-test-upgrade
 
 all: build
 
@@ -131,11 +136,20 @@ vm-test-cec: release
 # inside the sandbox with the package's drop-in (a broker in the guest); bubble-kiosk-lockdown
 # installed and a keyboard typing every key of the keys table (doc/installing.md); then keys-table.sh: four
 # boots without the lockdown that measure what those keys do (again only when what decides
-# them changed since a run that passed: KEYS_TABLE_FORCE=1 measures them anyway).
+# them changed since a run that passed: KEYS_TABLE_FORCE=1 measures them anyway); then the
+# upgrade test (vm-test-upgrade).
 vm-test-systemd: deb
 	bash Tests/vm/systemd-test.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb \
 		--lockdown build/bubble-kiosk-lockdown_$(VERSION)-*_all.deb
 	bash Tests/vm/keys-table.sh --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+	bash Tests/vm/systemd-test.sh --upgrade --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
+
+# An update from the repository on the booted Debian 12 root: version N from the repository
+# served in the guest, a round in play, N+1 published and unattended-upgrade run; the round goes
+# on, the kiosk restarts into N+1 at the start screen with scores and edited config kept; then a
+# downgrade to N. Prints each phase's time. Also the last part of vm-test-systemd.
+vm-test-upgrade: deb
+	bash Tests/vm/systemd-test.sh --upgrade --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb
 
 # MQTT fleet control against a real broker: mosquitto started by the test on loopback ports
 # (plain, TLS with a test CA, a password file), the release binary on a virtual display, the
@@ -176,7 +190,7 @@ desktop-test: deps
 	$(SWIFT) build
 	bash Tests/desktop/xvfb-test.sh --bin-dir .build/debug
 
-test: arm64-prepare unit-test desktop-test fleet-test ha-test vm-test package-test vm-test-systemd arm64-test
+test: arm64-prepare unit-test desktop-test fleet-test ha-test vm-test package-test vm-test-systemd arm64-test repo-test
 
 # The arm64 tests' caches (build environment, kernel, Debian 13 roots), made in the background
 # while the other tests run (Tests/arm64/prepare.sh says why); arm64-test prints its log.
@@ -245,8 +259,9 @@ bench-instructions: release | build/
 # The binary (stripped), the unit with ExecStart= at BINDIR, the sysusers file, the udev rule
 # for the backlight, the man pages (the command's, and the config file's generated from the key
 # table: doc/bubble-kiosk.conf.5), the MQTT drop-in (in SYSTEMD_EXTRAS_DIR, not active: the
-# operator copies it to /etc/systemd/system/bubble-kiosk.service.d/), and the commented default
-# config, which is never overwritten: an edited one stays.
+# operator copies it to /etc/systemd/system/bubble-kiosk.service.d/), unattended-upgrades' drop-in
+# for the kiosk's repository (inert without unattended-upgrades and the repository's source), and
+# the commented default config, which is never overwritten: an edited one stays.
 # (install-files installs the release binary as it is, without asking SwiftPM again.)
 install: release
 	@$(MAKE) --no-print-directory install-files
@@ -267,6 +282,8 @@ install-files:
 	chmod 644 $(DESTDIR)$(SOUNDS_INSTALL_DIR)/*.wav
 	install -d $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)
 	install -m 644 systemd/mqtt.conf $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf
+	install -d $(DESTDIR)$(APTCONFDIR)
+	install -m 644 packaging/unattended-upgrades.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF)
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.1 | gzip -9n > $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	chmod 644 $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.conf.5 | gzip -9n > $(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz
@@ -294,7 +311,7 @@ uninstall:
 		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz \
 		$(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz \
 		$(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
-	rm -f $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf
+	rm -f $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF)
 	-rmdir $(DESTDIR)$(SYSTEMD_EXTRAS_DIR) $(DESTDIR)$(dir $(SYSTEMD_EXTRAS_DIR:%/=%)) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(SOUNDS_INSTALL_DIR)/,$(SOUND_FILES))
 	-rmdir $(DESTDIR)$(SOUNDS_INSTALL_DIR) $(DESTDIR)$(dir $(SOUNDS_INSTALL_DIR:%/=%)) 2>/dev/null
@@ -391,6 +408,25 @@ arm64-test: deb-arm64 deb release
 	@t0=$$(date +%s); bash Tests/vm/systemd-test.sh --suite trixie --deb build/bubble-kiosk_$(VERSION)-*_$(HOST_ARCH).deb && \
 	echo "arm64: the amd64 package on Debian 13 took $$(( $$(date +%s) - t0 )) s"
 	@if [ -f build/arm64-prepare.log ]; then cat build/arm64-prepare.log; fi
+
+# --- the apt repository -----------------------------------------------------------------------
+# build/apt: suites bookworm (amd64) and trixie (amd64: the Debian 12 build; arm64), component
+# main, signed; the public key and bubble-kiosk.sources beside them (packaging/make-repo.sh says
+# more). Signed with the operator's key when REPO_SIGNING_KEY=KEYID is given, else with a test
+# key kept in /var/cache/bubble-kiosk-repo; REPO_URL= fills in the .sources file's URIs:.
+# Versions already there stay (the last three of each), for downgrades.
+REPO_SIGNING_KEY ?=
+REPO_URL ?=
+repo: deb deb-arm64
+	bash packaging/make-repo.sh $(if $(REPO_SIGNING_KEY),--key $(REPO_SIGNING_KEY)) $(if $(REPO_URL),--url $(REPO_URL)) \
+		build/apt build/bubble-kiosk_$(VERSION)-*_amd64.deb build/bubble-kiosk_$(VERSION)-*_arm64.deb \
+		build/bubble-kiosk-lockdown_$(VERSION)-*_all.deb
+
+# The repository as a kiosk sees it: in copies of the Debian 12 root and the Debian 13 arm64 root
+# with only its .sources file and key, apt-get update verifies the signature and the package
+# installs from it; a tampered InRelease or Release is refused.
+repo-test: repo
+	bash Tests/package/repo-test.sh build/apt
 
 clean:
 	rm -rf .build $(ARM64_SCRATCH) build

@@ -65,6 +65,8 @@ public final class ScoreStore {
     private(set) var version: Int64 = 0
     /// What opening did besides opening, for the log (a damaged file moved aside).
     public private(set) var notes: [String] = []
+    /// What opening found that is no fault, for the log (a newer kiosk's database used as it is).
+    public private(set) var notices: [String] = []
 
     /// The database file in `directory`.
     public static func path(in directory: String) -> String {
@@ -75,6 +77,9 @@ public final class ScoreStore {
     /// kiosk. A file that is not a database or fails `PRAGMA quick_check` is moved aside as
     /// `scores.db.corrupt-TIMESTAMP` (with its `-wal`, `-shm`, `-journal`) and a fresh one made; `notes`
     /// says so. Throws when the folder or file cannot be written.
+    /// A database of a newer kiosk (after a downgrade) is used as it is, its schema untouched,
+    /// when this version can read and write it; otherwise it is set aside whole as
+    /// `scores.db.newer-TIMESTAMP` for that version, and a fresh one made. `notices` or `notes` says which.
     /// A `-wal` beside the file is not this database's (it keeps none): it is renamed
     /// `scores.db-wal.stray-TIMESTAMP` before opening, so SQLite does not apply it, and `notes`
     /// says so. `busy` decides how long writes wait for another process's lock.
@@ -89,16 +94,26 @@ public final class ScoreStore {
             let aside = try Self.moveStrayWALAside(path, now: now)
             notes.append("\(echoed(path, limit: 200))-wal: left from another database (\(Self.fileName) keeps no -wal); moved it to \(echoed(aside, limit: 200)) unapplied")
         }
+        var opened: Int64
         do {
-            db = try Self.openChecked(path, busy: busy)
+            (db, opened) = try Self.openChecked(path, busy: busy)
+        } catch let error where error.context == Self.newerContext {
+            let aside = try Self.moveAside(path, now: now, as: "newer")
+            notes.append("\(echoed(path, limit: 200)): \(error.message); set it aside unchanged as \(echoed(aside, limit: 200)) "
+                         + "(that version reads it again once it is renamed back) and started a fresh one")
+            do { (db, opened) = try Self.openChecked(path, busy: busy) } catch { throw ScoreStoreError(error) }
         } catch let error where error.isCorrupt {
             let aside = try Self.moveAside(path, now: now)
             notes.append("\(echoed(path, limit: 200)): not a usable database (\(error.message)); moved it to \(echoed(aside, limit: 200)) and started a fresh one")
-            do { db = try Self.openChecked(path, busy: busy) } catch { throw ScoreStoreError(error) }
+            do { (db, opened) = try Self.openChecked(path, busy: busy) } catch { throw ScoreStoreError(error) }
         } catch {
             throw ScoreStoreError(error)
         }
-        version = Self.schemaVersion
+        if opened > Self.schemaVersion {
+            notices.append("\(echoed(path, limit: 200)): schema version \(opened), from a newer bubble-kiosk (this one knows \(Self.schemaVersion)): "
+                         + "read and written as it is, its schema untouched")
+        }
+        version = max(opened, Self.schemaVersion)
         do {
             try db.query("DELETE FROM rounds WHERE outcome = 'demo' AND started_ms < ?",
                          [.int((now - .seconds(Self.demoRetentionDays * 86_400)).unixMilliseconds)])
@@ -180,9 +195,6 @@ public final class ScoreStore {
             let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
             let objects = try db.query("SELECT count(*) FROM sqlite_master").first?.first?.int ?? 0
             if objects == 0 && version == 0 { return .blank }
-            if version > schemaVersion {
-                return .unusable("schema version \(version), newer than this kiosk's \(schemaVersion)")
-            }
             let columns = Set(try db.query("SELECT name FROM pragma_table_info('rounds')").map { $0.first?.text ?? "" })
             if columns.isEmpty { return .unusable("no rounds table: another program's database") }
             let missing = ["id", "started_ms", "duration_ms", "mode", "score", "popped", "outcome", "ranked"]
@@ -250,13 +262,21 @@ public final class ScoreStore {
     /// are kept for ever.
     public static let demoRetentionDays: Int64 = 90
 
-    private static func openChecked(_ path: String, busy: BusyPolicy) throws(SQLiteError) -> SQLiteDatabase {
+    /// The context of the error `openChecked` throws for a newer schema it cannot write.
+    static let newerContext = "newer schema"
+
+    /// The database at `path`, checked and set up for the kiosk, and its schema version as found.
+    private static func openChecked(_ path: String, busy: BusyPolicy) throws(SQLiteError) -> (SQLiteDatabase, Int64) {
         let db = try SQLiteDatabase(path: path)
         // A command (`scores --reset`) or another process may hold the lock for a moment.
         db.setBusyPolicy(busy)
-        if case .unusable(let why) = try verdict(db) {
-            throw SQLiteError(context: "check", path: path, code: SQLITE_NOTADB, message: why, errno: 0)
+        let found: Int64
+        switch try verdict(db) {
+        case .unusable(let why): throw SQLiteError(context: "check", path: path, code: SQLITE_NOTADB, message: why, errno: 0)
+        case .usable(let v): found = v
+        case .blank: found = 0
         }
+        if found > schemaVersion { try probeWrites(db, version: found) }
         // Leaves WAL mode (a database of an older kiosk: its -wal is applied and removed here).
         // A rollback journal keeps nothing beside the file between commits, so a -wal found
         // there later is a stray. TRUNCATE with FULL syncs the emptied journal at each commit.
@@ -267,12 +287,33 @@ public final class ScoreStore {
         }
         try db.execute("PRAGMA synchronous = FULL")
         try createSchema(db)
-        return db
+        return (db, found)
+    }
+
+    /// Whether this version can use a newer kiosk's database (the same tables, more added, as a
+    /// newer schema should be): a round, a touch cell and the high-score view, written and read
+    /// in a savepoint that is rolled back. Throws `newerContext` saying what failed.
+    static func probeWrites(_ db: SQLiteDatabase, version: Int64) throws(SQLiteError) {
+        try db.execute("SAVEPOINT newer_schema_probe")
+        defer { try? db.execute("ROLLBACK TO newer_schema_probe; RELEASE newer_schema_probe") }
+        do {
+            try db.query("INSERT INTO rounds (started_ms, duration_ms, mode, score, popped, outcome, ranked) VALUES (0, 0, 'classic', 0, 0, 'demo', 0)")
+            try db.query("""
+                INSERT INTO touch_cells (day, col, row, touches) VALUES ('0000-00-00', 0, 0, 1)
+                ON CONFLICT (day, col, row) DO UPDATE SET touches = touches + excluded.touches
+                """)
+            try db.query("SELECT mode, rank, score, round_id, started_ms, duration_ms, popped FROM high_scores LIMIT 1")
+        } catch {
+            throw SQLiteError(context: newerContext, path: db.path, code: SQLITE_NOTADB,
+                              message: "schema version \(version), from a newer bubble-kiosk, which this one "
+                                  + "(schema \(schemaVersion)) cannot write (\(error.message))", errno: 0)
+        }
     }
 
     static func createSchema(_ db: SQLiteDatabase) throws(SQLiteError) {
         // Made already: nothing to write (the commands open the kiosk's file without writing).
-        if try db.query("PRAGMA user_version").first?.first?.int == schemaVersion { return }
+        // A newer kiosk's schema is left as it is (its user_version stays: it is that version's).
+        if try (db.query("PRAGMA user_version").first?.first?.int ?? 0) >= schemaVersion { return }
         try db.execute(context: "creating the tables", """
             CREATE TABLE IF NOT EXISTS rounds (
                 id INTEGER PRIMARY KEY,
@@ -301,9 +342,10 @@ public final class ScoreStore {
             """)
     }
 
-    /// Renames the damaged file and its journal files to `PATH.corrupt-YYYYMMDDTHHMMSSZ[-N]`.
-    static func moveAside(_ path: String, now: WallTime) throws(ScoreStoreError) -> String {
-        let target = uniqueName("\(path).corrupt-\(ClockText.compactUTC(now))")
+    /// Renames the damaged file and its journal files to `PATH.corrupt-YYYYMMDDTHHMMSSZ[-N]`
+    /// (`PATH.newer-...` for a newer kiosk's database).
+    static func moveAside(_ path: String, now: WallTime, as kind: String = "corrupt") throws(ScoreStoreError) -> String {
+        let target = uniqueName("\(path).\(kind)-\(ClockText.compactUTC(now))")
         guard rename(path, target) == 0 else { throw ScoreStoreError("\(SystemError("rename", path))") }
         for suffix in ["-wal", "-shm", "-journal"] where FileSystem.exists(path + suffix) {
             if rename(path + suffix, target + suffix) != 0 { unlink(path + suffix) }

@@ -121,6 +121,7 @@ public final class ScoreWriter {
             do {
                 let s = try ScoreStore(directory: directory, now: now.wall, busy: busy)
                 for note in s.notes { results.post(.log(.error, "scores: " + note)) }
+                for notice in s.notices { results.post(.log(.notice, "scores: " + notice)) }
                 if failing { results.post(.log(.notice, "scores: saving again in \(echoed(s.path, limit: 200))")) }
                 failing = false
                 store = s

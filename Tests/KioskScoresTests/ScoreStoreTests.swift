@@ -167,6 +167,58 @@ func localTime(_ ms: Int64? = nil) -> LocalTime {
         #expect(listing(dir).contains("scores.db.corrupt-20261201T073000Z-2"))
     }
 
+    // MARK: a newer kiosk's database, after a downgrade
+
+    /// A newer schema that only adds (a column with a default, a table): read and written as it
+    /// is, its user_version and additions kept, one note.
+    @Test func aNewerSchemaThatOnlyAddsIsUsedAsItIs() throws {
+        let dir = temporaryDirectory()
+        do {
+            let store = try ScoreStore(directory: dir)
+            _ = try store.record(record(30), tableSize: 10)
+            try store.db.execute("""
+                ALTER TABLE rounds ADD COLUMN venue TEXT NOT NULL DEFAULT 'hall';
+                CREATE TABLE prizes (round_id INTEGER, prize TEXT);
+                INSERT INTO prizes VALUES (1, 'a balloon');
+                PRAGMA user_version = 3;
+                """)
+        }
+        let store = try ScoreStore(directory: dir)
+        #expect(store.notes.isEmpty)
+        #expect(store.notices == ["\(dir)/scores.db: schema version 3, from a newer bubble-kiosk (this one knows 2): read and written as it is, its schema untouched"])
+        #expect(try store.record(record(50), tableSize: 10) == (id: 2, rank: 1))
+        #expect(try store.highScores(mode: .classic, limit: 10).map(\.score) == [50, 30])
+        #expect(try store.db.query("PRAGMA user_version").first?.first?.int == 3)
+        #expect(try store.db.query("SELECT venue FROM rounds WHERE id = 2").first?.first?.text == "hall")
+        #expect(try store.db.query("SELECT prize FROM prizes").first?.first?.text == "a balloon")
+        #expect(listing(dir) == ["scores.db", "scores.db-journal"] || listing(dir) == ["scores.db"])
+    }
+
+    /// A newer schema this version cannot write (here a rule that refuses its rows) is set aside
+    /// whole, with a line that says why and where, and never changed; a fresh store goes on.
+    @Test func aNewerSchemaItCannotWriteIsSetAsideUnchanged() throws {
+        let dir = temporaryDirectory()
+        let path = ScoreStore.path(in: dir)
+        do {
+            let store = try ScoreStore(directory: dir)
+            _ = try store.record(record(30), tableSize: 10)
+            try store.db.execute("""
+                CREATE TRIGGER rounds_need_a_venue BEFORE INSERT ON rounds BEGIN SELECT RAISE(ABORT, 'a round needs a venue'); END;
+                PRAGMA user_version = 3;
+                """)
+        }
+        let before = try FileSystem.readBytes(path, limit: 1 << 24)
+        // 2026-12-01 07:30:00 UTC.
+        let store = try ScoreStore(directory: dir, now: WallTime(unixMilliseconds: 1_796_110_200_000))
+        #expect(store.notes == ["\(dir)/scores.db: schema version 3, from a newer bubble-kiosk, which this one (schema 2) cannot write "
+                                + "(a round needs a venue); set it aside unchanged as \(dir)/scores.db.newer-20261201T073000Z "
+                                + "(that version reads it again once it is renamed back) and started a fresh one"])
+        #expect(try FileSystem.readBytes(path + ".newer-20261201T073000Z", limit: 1 << 24) == before)
+        #expect(try store.roundIDs().isEmpty)
+        #expect(try store.record(record(10), tableSize: 10).id == 1)
+        #expect(try store.db.query("PRAGMA user_version").first?.first?.int == ScoreStore.schemaVersion)
+    }
+
     @Test func aFolderThatCannotBeWrittenIsReported() throws {
         let dir = makeUnwritableDirectory("bubble-kiosk-scores")
         #expect(throws: ScoreStoreError.self) { try ScoreStore(directory: dir) }
@@ -258,6 +310,22 @@ func localTime(_ ms: Int64? = nil) -> LocalTime {
         #expect(logs.count == 1, "\(logs)")
         #expect(logs.first?.contains("cannot save scores") == true)
         #expect(logs.first?.contains("the game goes on without saving") == true)
+    }
+
+    @Test func aNewerKiosksFileIsANoticeThroughTheWriterAndKeepsItsRounds() throws {
+        let dir = temporaryDirectory()
+        do {
+            let store = try ScoreStore(directory: dir)
+            _ = try store.record(record(40), tableSize: 10)
+            try store.db.execute("PRAGMA user_version = 3")
+        }
+        let writer = try ScoreWriter(directory: dir, start: localTime())
+        writer.post(.record(record(12), roundStart: .zero, tableSize: 10, rows: 3, at: localTime()))
+        writer.stop()
+        let results = writer.results.take()
+        let levels = results.compactMap { if case .log(let level, let l) = $0 { "\(level) \(l)" } else { nil } }
+        #expect(levels.count == 1 && levels[0].hasPrefix("notice scores: ") && levels[0].contains("schema version 3"), "\(levels)")
+        #expect(results.contains { if case .recorded(2, _, .classic, 12, 2) = $0 { true } else { false } }, "\(results)")
     }
 
     @Test func aCorruptFileIsReportedOnceThroughTheWriter() throws {

@@ -111,6 +111,7 @@ unitdir=/lib/systemd/system
 udevdir=/lib/udev/rules.d
 [ "$arch" = arm64 ] && unitdir=/usr/lib/systemd/system && udevdir=/usr/lib/udev/rules.d
 sort > "$work/expected" <<EOF
+/etc/apt/apt.conf.d/51bubble-kiosk-unattended-upgrades
 /etc/bubble-kiosk/kiosk.conf
 $unitdir/bubble-kiosk-retry.service
 $unitdir/bubble-kiosk-retry.timer
@@ -144,10 +145,20 @@ check "postinst applies the backlight rule to a panel already there" \
 check "the MQTT drop-in in the package is systemd/mqtt.conf (shipped, not active: nothing in /etc/systemd)" \
     bash -c "cmp '$repo/systemd/mqtt.conf' '$work/root/usr/share/bubble-kiosk/systemd/mqtt.conf' && [ ! -e '$work/root/etc/systemd' ]"
 check "the sysusers file in the package is systemd/bubble-kiosk.sysusers" cmp "$repo/systemd/bubble-kiosk.sysusers" "$work/root/usr/lib/sysusers.d/bubble-kiosk.conf"
-check "conffiles lists /etc/bubble-kiosk/kiosk.conf and nothing else" \
-    bash -c "[ \"\$(cat '$work/DEBIAN/conffiles')\" = /etc/bubble-kiosk/kiosk.conf ]"
-check "md5sums covers every file but the conffile" \
-    bash -c "cd '$work/root' && md5sum --quiet -c '$work/DEBIAN/md5sums' && [ \$(wc -l < '$work/DEBIAN/md5sums') = \$(( \$(grep -c . '$work/expected') - 1 )) ]"
+check "conffiles lists the config and unattended-upgrades' drop-in, nothing else" \
+    bash -c "[ \"\$(cat '$work/DEBIAN/conffiles' | tr '\n' ' ')\" = '/etc/apt/apt.conf.d/51bubble-kiosk-unattended-upgrades /etc/bubble-kiosk/kiosk.conf ' ]"
+check "md5sums covers every file but the conffiles" \
+    bash -c "cd '$work/root' && md5sum --quiet -c '$work/DEBIAN/md5sums' && [ \$(wc -l < '$work/DEBIAN/md5sums') = \$(( \$(grep -c . '$work/expected') - 2 )) ]"
+# The repository's Origin and Label (packaging/make-repo.sh) are what the drop-in allows.
+uu_allows_repo() {
+    local origin
+    origin=$(sed -n 's/^ORIGIN=//p' "$repo/packaging/make-repo.sh")
+    cmp "$repo/packaging/unattended-upgrades.conf" "$work/root/etc/apt/apt.conf.d/51bubble-kiosk-unattended-upgrades" &&
+        grep -qx "        \"origin=$origin,label=$origin\";" "$work/root/etc/apt/apt.conf.d/51bubble-kiosk-unattended-upgrades" &&
+        apt-config -c "$work/root/etc/apt/apt.conf.d/51bubble-kiosk-unattended-upgrades" dump Unattended-Upgrade::Origins-Pattern |
+            grep -qF "\"origin=$origin,label=$origin\""
+}
+check "unattended-upgrades' drop-in is packaging/unattended-upgrades.conf and allows the repository's origin (apt-config reads it)" uu_allows_repo
 for s in postinst prerm postrm; do
     check "$s is an executable sh script without syntax errors" \
         bash -c "[ -x '$work/DEBIAN/$s' ] && head -n1 '$work/DEBIAN/$s' | grep -qx '#!/bin/sh' && sh -n '$work/DEBIAN/$s'"

@@ -85,5 +85,6 @@ check "PREFIX=/usr: the sysusers file is in /usr/lib/sysusers.d" test -f "$u/usr
 check "PREFIX=/usr: the udev rule is in /lib/udev/rules.d" test -f "$u/lib/udev/rules.d/60-bubble-kiosk-backlight.rules"
 check "PREFIX=/usr: the binary is in /usr/bin" test -x "$u/usr/bin/bubble-kiosk"
 check "PREFIX=/usr: the MQTT unit drop-in is in /usr/share/bubble-kiosk/systemd" test -f "$u/usr/share/bubble-kiosk/systemd/mqtt.conf"
+check "unattended-upgrades' drop-in is in /etc/apt/apt.conf.d" test -f "$u/etc/apt/apt.conf.d/51bubble-kiosk-unattended-upgrades"
 
 summary install-test

@@ -35,8 +35,19 @@
 # each key did (nothing, a VT switch, a suspend, a reboot, a power-off: a key that ends the
 # machine ends the boot), as "KEYS| KEY: WHAT" lines, which Tests/vm/keys-table.sh collects.
 #
+# With --upgrade the package is not installed on the host: the guest serves the apt repository
+# (packaging/make-repo.sh, the test key) on 127.0.0.1:8080 with busybox httpd, installs version
+# N from it, starts a round, publishes N+1 (the same package with only its version changed:
+# N+upgradetest1) and runs unattended-upgrade, which installs it from the package's own
+# unattended-upgrades drop-in: the round goes on in the same process, ends, and the kiosk
+# restarts into N+1 at its start screen; scores and the edited kiosk.conf are kept; then
+# apt-get install --allow-downgrades bubble-kiosk=N, and the kiosk restarts into N with the
+# scores still read (systemd/upgrade.sh, the guest's side, prints each phase's time).
+# unattended-upgrades and what it needs come from Debian once into
+# $VM_CACHE/unattended-upgrades/ROOT and are installed into the copy of the root.
+#
 # usage: Tests/vm/systemd-test.sh [--deb FILE] [--arch arm64 | --suite trixie] [--workdir DIR] [--verbose]
-#                                 [--dropin FILE]... [--lockdown FILE] [--keys "KEY..."]
+#                                 [--dropin FILE]... [--lockdown FILE] [--keys "KEY..."] [--upgrade]
 #   --deb FILE      the package to test (default: `make deb`, build/bubble-kiosk_*_ARCH.deb)
 #   --lockdown FILE the lockdown package (default: build/bubble-kiosk-lockdown_*_all.deb)
 #   --keys "KEY..." a keys-only boot, without the lockdown package unless --lockdown names it
@@ -50,9 +61,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-work=${VM_WORK:-} deb= verbose=--quiet dropins=() arch=amd64 suite= lockdown= keys=
+work=${VM_WORK:-} deb= verbose=--quiet dropins=() arch=amd64 suite= lockdown= keys= upgrade=0
 parse_args '--deb=deb --arch=arch(arm64) --suite=suite(trixie) --workdir=work --verbose:verbose= --dropin+=dropins
-    --lockdown=lockdown --keys=keys' "$@"
+    --lockdown=lockdown --keys=keys --upgrade:upgrade=1' "$@"
 [ -n "$verbose" ] || export VM_VERBOSE=1
 suite_args=()
 [ -z "$suite" ] || suite_args=(--suite "$suite")
@@ -61,6 +72,10 @@ work=$(vm_workdir "$work" systemd-$arch)
 name=vm-test-systemd debian13=0
 [ $arch = amd64 ] || name=vm-test-$arch debian13=1
 [ ${#suite_args[@]} = 0 ] || name=vm-test-trixie-amd64 debian13=1
+if [ $upgrade = 1 ]; then
+    [ $arch = amd64 ] && [ -z "$suite$keys" ] || die "--upgrade is a Debian 12 amd64 boot of its own"
+    name=vm-test-upgrade
+fi
 repo=$(cd "$VM_DIR/../.." && pwd)
 t0=$(now)
 
@@ -75,7 +90,7 @@ fi
 [ -f "$deb" ] || die "no package at '$deb'"
 # The lockdown package goes in with the kiosk's on the Debian 12 amd64 and arm64 boots.
 with_lockdown=0
-if [ -n "$lockdown" ] || { [ -z "$keys" ] && [ -z "$suite" ]; }; then
+if [ -n "$lockdown" ] || { [ -z "$keys" ] && [ -z "$suite" ] && [ $upgrade = 0 ]; }; then
     with_lockdown=1
     [ -n "$lockdown" ] || lockdown=$(ls "$repo"/build/bubble-kiosk-lockdown_*_all.deb 2>/dev/null | head -n1)
     [ -f "$lockdown" ] || die "no lockdown package at '${lockdown:-build/bubble-kiosk-lockdown_*_all.deb}' (make deb)"
@@ -99,6 +114,59 @@ paths=$("$VM_DIR/debian-root.sh" --with "$depends" "${kernel_args[@]}" "${suite_
 eval "$paths"
 t_debootstrap=$(elapsed "$t0")
 
+# upgrade_root: what --upgrade puts into the root's copy instead of the installed package: N+1,
+# the repository in both states under /srv/www with its source and key, busybox for httpd,
+# unattended-upgrades. Sets version_n and version_n1.
+upgrade_root() {
+    local deb_n1 uu_cache
+    version_n=$(dpkg-deb -f "$deb" Version)
+    version_n1=$version_n+upgradetest1
+    # Kiosks up to 0.1.0-1 do not watch their binary: the postinst restarts them on upgrade.
+    dpkg --compare-versions "$version_n" gt 0.1.0-1 \
+        || die "--upgrade needs a package newer than 0.1.0-1 ($version_n: its upgrade restarts the kiosk, by design)"
+    rm -rf "$work/pkg-n" "$work/pkg-n1" "$work/apt"
+    dpkg-deb -x "$deb" "$work/pkg-n"
+    dpkg-deb -R "$deb" "$work/pkg-n1"
+    sed -i "s/^Version: .*/Version: $version_n1/" "$work/pkg-n1/DEBIAN/control"
+    deb_n1=$work/bubble-kiosk_${version_n1}_amd64.deb
+    dpkg-deb --build --root-owner-group -Zxz "$work/pkg-n1" "$deb_n1" > /dev/null
+    rm -rf "$work/pkg-n1"
+    mkdir -p "$root/srv/www"
+    # The same repository twice: with N, then with N+1 added (N stays listed, for the downgrade).
+    bash "$repo/packaging/make-repo.sh" --url http://127.0.0.1:8080/bubble-kiosk "$work/apt" "$deb" > "$work/make-repo.log" 2>&1 \
+        || { tail -n 20 "$work/make-repo.log" >&2; die "make-repo.sh failed"; }
+    cp -a "$work/apt" "$root/srv/www/repo-N"
+    bash "$repo/packaging/make-repo.sh" --url http://127.0.0.1:8080/bubble-kiosk "$work/apt" "$deb_n1" >> "$work/make-repo.log" 2>&1 \
+        || { tail -n 20 "$work/make-repo.log" >&2; die "make-repo.sh failed"; }
+    cp -a "$work/apt" "$root/srv/www/repo-N1"
+    ln -s repo-N "$root/srv/www/bubble-kiosk"
+    install -D -m 644 "$work/apt/bubble-kiosk-archive-keyring.pgp" "$root/usr/share/keyrings/bubble-kiosk-archive-keyring.pgp"
+    install -m 644 "$work/apt/bubble-kiosk.sources" "$root/etc/apt/sources.list.d/bubble-kiosk.sources"
+    install -D -m 755 /bin/busybox "$root/usr/local/bin/busybox"
+    # unattended-upgrades: fetched from Debian once for this root, installed offline each run
+    # (apt orders the files: Python's pre-dependencies).
+    uu_cache=$VM_CACHE/unattended-upgrades/$(basename "$ROOT")
+    if [ ! -f "$uu_cache/.complete" ]; then
+        log "unattended-upgrades and what it needs, from Debian into $uu_cache (once)"
+        rm -rf "$VM_CACHE/unattended-upgrades"
+        mkdir -p "$uu_cache/partial"
+        cp /etc/resolv.conf "$root/etc/resolv.conf"
+        in_chroot "$root" --bind "$uu_cache" sh -c "apt-get update -qq && apt-get install -y -q --download-only \
+            --no-install-recommends -o Dir::Cache::Archives=$uu_cache unattended-upgrades" > "$work/uu-download.log" 2>&1 \
+            || { tail -n 20 "$work/uu-download.log" >&2; die "cannot download unattended-upgrades"; }
+        rm -rf "$uu_cache/partial" "$uu_cache/lock"
+        touch "$uu_cache/.complete"
+    fi
+    in_chroot "$root" --bind "$uu_cache" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $uu_cache/*.deb" > "$work/dpkg.log" 2>&1 \
+        || { tail -n 20 "$work/dpkg.log" >&2; die "unattended-upgrades did not install in the root"; }
+    find "$root/var/lib/apt/lists" -maxdepth 1 -type f ! -name lock -delete
+    rm -rf "$root"/var/cache/apt/*.bin "$root"/usr/share/{doc,man,locale}/*
+    # Nothing else may take apt's lock meanwhile.
+    ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
+    ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
+    log "the repository (N $version_n, N+1 $version_n1) and unattended-upgrades $(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Version}' unattended-upgrades) in the root"
+}
+
 # --- the guest's root: a copy of the cached one, with the package installed -----------------
 root=$work/root
 rm -rf "$root"
@@ -107,7 +175,13 @@ rm -f "$root/.complete"
 t_copy=$(elapsed "$t0")
 cp "$deb" "$root/tmp/bubble-kiosk.deb"
 dpkg_rc=0
-if [ ${#suite_args[@]} = 0 ]; then
+# round-recording below: the package's own binary, in the root, or beside it when the guest
+# installs the package itself.
+recorder=(in_chroot "$root" bubble-kiosk)
+if [ $upgrade = 1 ]; then
+    upgrade_root
+    recorder=("$work/pkg-n/usr/bin/bubble-kiosk")
+elif [ ${#suite_args[@]} = 0 ]; then
     in_chroot "$root" dpkg -i /tmp/bubble-kiosk.deb > "$work/dpkg.log" 2>&1 || dpkg_rc=$?
     if [ $with_lockdown = 1 ]; then
         cp "$lockdown" "$root/tmp/bubble-kiosk-lockdown.deb"
@@ -123,6 +197,7 @@ else
 fi
 rm -f "$root/tmp/bubble-kiosk.deb"
 sed 's/^/dpkg| /' "$work/dpkg.log" >&2
+t_prepared=$(elapsed "$t0")
 
 # Kernel modules, each with what it depends on; udev loads bochs (virtio-gpu on arm64) for the
 # card, evdev for input devices and virtio_console by their aliases, modprobe@drm.service loads
@@ -168,6 +243,7 @@ printf '%s\n' "${autoload[@]}" > "$root/etc/modules-load.d/vm-test.conf"
 install -D -m 755 "$VM_DIR/systemd/check.sh" "$root/usr/local/lib/vm-systemd/check.sh"
 install -m 644 "$VM_DIR/systemd/keyboard.sh" "$root/usr/local/lib/vm-systemd/keyboard.sh"
 install -m 644 "$VM_DIR/systemd/cec.sh" "$root/usr/local/lib/vm-systemd/cec.sh"
+install -m 644 "$VM_DIR/systemd/upgrade.sh" "$root/usr/local/lib/vm-systemd/upgrade.sh"
 # A USB keyboard as the kernel's console takes it: every key code from 1 to 255.
 { printf 'N: vm-keyboard\nI: 0003 0001 0001 0001\nP: 00 00 00 00 00 00 00 00\nB: 00 03 00 00 00 00 00 00 00\n'
   printf 'B: 01 fe ff ff ff ff ff ff ff\n'
@@ -185,6 +261,7 @@ ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.w
 # runs with --seed 1 and 4 px/mm, so the recording made for that round here pops one of its
 # bubbles there.
 pops=0
+mkdir -p "$root/etc/bubble-kiosk/kiosk.conf.d"
 printf '[attract]\ndemo = false\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
 if [ $debian13 = 1 ]; then
     pops=1
@@ -194,7 +271,7 @@ if [ $debian13 = 1 ]; then
     printf '[display]\npx_per_mm = 4\n\n[attract]\ndemo = false\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
     echo $pops > "$root/usr/local/lib/vm-systemd/tap-pops"
 fi
-in_chroot "$root" bubble-kiosk round-recording --seed 1 --size 1280x800 --pop $pops > "$work/start-tap.evemu"
+"${recorder[@]}" round-recording --seed 1 --size 1280x800 --pop $pops > "$work/start-tap.evemu"
 sed '/^E:/,$d' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/touch.desc"
 grep '^E:' "$work/start-tap.evemu" > "$root/usr/local/lib/vm-systemd/tap.events"
 # The operator reset's four corners, the same device (RecordingBuilder's, 1280x800).
@@ -204,7 +281,9 @@ ln -sf /dev/null "$root/etc/systemd/system/serial-getty@$console.service"
 # The other roots run the checks that tell the package works there (boot, the process, a tap,
 # a reload, the stop); the full set runs on the Debian 12 amd64 root.
 # The arm64 boot types the keyboard's keys too.
-if [ -n "$keys" ]; then
+if [ $upgrade = 1 ]; then
+    printf 'VM_CHECKS=upgrade\nVM_VERSION_N=%s\nVM_VERSION_N1=%s\n' "$version_n" "$version_n1" > "$root/usr/local/lib/vm-systemd/vm.env"
+elif [ -n "$keys" ]; then
     printf 'VM_CHECKS=keyboard\nVM_KEYS="%s"\nVM_LOCKED=%s\n' "$keys" $with_lockdown > "$root/usr/local/lib/vm-systemd/vm.env"
 elif [ $arch = arm64 ]; then
     printf 'VM_CHECKS="keyboard sysfs backlight"\nVM_BACKLIGHT=11-0045\n' > "$root/usr/local/lib/vm-systemd/vm.env"
@@ -215,7 +294,7 @@ fi
 # disconnected, as a TV still off when the machine boots): the unit must become active and stay
 # so while the kiosk waits, and show the game once check.sh switches the screen on.
 boot_args=()
-if [ $debian13 = 0 ] && [ -z "$keys" ]; then
+if [ $debian13 = 0 ] && [ -z "$keys" ] && [ $upgrade = 0 ]; then
     echo 'VM_SCREEN_OFF_AT_BOOT=Virtual-1' >> "$root/usr/local/lib/vm-systemd/vm.env"
     boot_args=(--append "video=Virtual-1:d")
 fi
@@ -244,10 +323,58 @@ t_initrd=$(elapsed "$t0")
 log "initramfs $(du -m "$work/initrd.gz" | cut -f1) MB"
 
 out=$work/out
-vm_boot "$work/initrd.gz" "$out" 900 $verbose --mem 1024 "${machine[@]}" "${boot_args[@]}" -- -smp 2
+mem=1024
+[ $upgrade = 0 ] || mem=1536          # the root holds Python and unattended-upgrades too
+vm_boot "$work/initrd.gz" "$out" 900 $verbose --mem $mem "${machine[@]}" "${boot_args[@]}" -- -smp 2
 t_vm=$(elapsed "$t0")
 
 # --- what the host checks ----------------------------------------------------------------------
+# guest_checks: the guest's own checks (SYSD-CHECK lines), counted and shown, and that it got
+# to the end of them.
+guest_checks() {
+    local guest_ok guest_fail
+    guest_ok=$(grep -c '^SYSD-CHECK ok' "$VM_LOG" || true)
+    guest_fail=$(grep -c '^SYSD-CHECK FAIL' "$VM_LOG" || true)
+    VM_PASSED=$((VM_PASSED + guest_ok))
+    VM_FAILED=$((VM_FAILED + guest_fail))
+    grep -E '^SYSD-CHECK|^       ' "$VM_LOG" | sed 's/^SYSD-CHECK //' | sed 's/^ok   /ok   guest: /; s/^FAIL /FAIL guest: /' || true
+    vm_check "the guest ran all its checks (SYSD-DONE)" vm_has '^SYSD-DONE checks=[0-9]+'
+}
+# Screendumps: the start screen's colours (background 141F33, white title, and the three mode
+# buttons at 4 px/mm: blue Classic, orange Timed, green Joystick, each about 80% its colour
+# around its title); the playing screen's HUD band along the top (0B1220 at 85% over the
+# background).
+background=141F33 hud=0C1423
+start_screen() {
+    vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.8 --region 0,0,100%,100%=FFFFFF@0.004 &&
+        vm_dump "$1" --tol 40 --region 20%,52%,36%,60%=1288FF@0.5 --region 42%,52%,58%,60%=FF6B0A@0.5 \
+            --region 64%,52%,80%,60%=28A745@0.5 &&
+        ! vm_dump "$1" --region 0,0,100%,6=$hud@0.9
+}
+# same_picture A B SHARE: at least SHARE of the pixels of A and B agree (within 8 per channel).
+# Exit 0 when they agree, 1 when they do not, 2 when they cannot be compared (a screendump
+# missing, or of another size), so differ_picture never passes on a broken run.
+same_picture() {
+    python3 - "$VM_OUT/$1.ppm" "$VM_OUT/$2.ppm" "$3" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["VM_DIR"])
+import ppm
+try:
+    a, b = ppm.Image.load(sys.argv[1]), ppm.Image.load(sys.argv[2])
+except OSError as e:
+    print(e)
+    sys.exit(2)
+if (a.width, a.height) != (b.width, b.height):
+    print("sizes differ")
+    sys.exit(2)
+pa, pb = list(a.pixels(step=2)), list(b.pixels(step=2))
+share = sum(ppm.close(x, y, 8) for x, y in zip(pa, pb)) / len(pa)
+print("%.4f of the pixels agree" % share)
+sys.exit(0 if share >= float(sys.argv[3]) else 1)
+PY
+}
+differ_picture() { local rc=0; same_picture "$@" || rc=$?; [ $rc = 1 ]; }
+
 # key_outcomes: "KEY: WHAT" for each key the guest typed, from its SYSD-KEY lines, or, for the
 # key after which the machine went away, from what the kernel said last.
 key_outcomes() {
@@ -288,6 +415,24 @@ if [ -n "$keys" ]; then
     vm_summary $name-keys 30
     exit
 fi
+if [ $upgrade = 1 ]; then
+    vm_check "the VM ran the checks to VM-TEST-END rc=0" vm_ran_ok
+    guest_checks
+    vm_check_show "in the round: the playing screen (HUD band along the top)" vm_dump in-round --expect graphics --region 0,0,100%,6=$hud@0.9
+    vm_check_show "after unattended-upgrade: still the same round on screen" same_picture in-round round-after-upgrade 0.9
+    vm_check_show "restarted into N+1: the start screen" start_screen after-upgrade
+    vm_check_show "restarted into N after the downgrade: the start screen" start_screen after-downgrade
+    vm_png_copies
+    echo "--- from the guest"
+    grep -E '^SYSD-INFO' "$VM_LOG" | grep -v '^SYSD-INFO phase' | sed 's/^SYSD-INFO /  /' || true
+    echo "--- times: kernel ${t_kernel} s, debian root ${t_debootstrap} s, copy ${t_copy} s, the repository and unattended-upgrades in it ${t_prepared} s, initramfs ${t_initrd} s, total ${t_vm} s"
+    echo "--- the guest's phases:"
+    sed -n 's/^SYSD-INFO phase /  /p' "$VM_LOG" | tr -d '\r'
+    [ "$VM_FAILED" = 0 ] && rm -rf "$root" "$work/initrd.gz"
+    echo "--- artifacts: $out (serial.log, *.ppm, *.png)"
+    vm_summary $name 60
+    exit
+fi
 vm_check "the package installed in the Debian root (dpkg -i, or apt on trixie; dependencies met)" [ "$dpkg_rc" = 0 ]
 vm_check "postinst created the system user bubble-kiosk" grep -q '^bubble-kiosk:x:[0-9]*:' "$root/etc/passwd"
 vm_check "postinst enabled the unit" test -L "$root/etc/systemd/system/multi-user.target.wants/bubble-kiosk.service"
@@ -297,48 +442,8 @@ if [ $with_lockdown = 1 ]; then
 fi
 vm_check "the VM ran the checks to VM-TEST-END rc=0" vm_ran_ok
 
-# The guest's own checks.
-guest_ok=$(grep -c '^SYSD-CHECK ok' "$VM_LOG" || true)
-guest_fail=$(grep -c '^SYSD-CHECK FAIL' "$VM_LOG" || true)
-VM_PASSED=$((VM_PASSED + guest_ok))
-VM_FAILED=$((VM_FAILED + guest_fail))
-grep -E '^SYSD-CHECK|^       ' "$VM_LOG" | sed 's/^SYSD-CHECK //' | sed 's/^ok   /ok   guest: /; s/^FAIL /FAIL guest: /' || true
-vm_check "the guest ran all its checks (SYSD-DONE)" vm_has '^SYSD-DONE checks=[0-9]+'
+guest_checks
 
-# Screendumps: the start screen's colours (background 141F33, white title, and the three mode
-# buttons at 4 px/mm: blue Classic, orange Timed, green Joystick, each about 80% its colour
-# around its title); the playing screen's HUD band along the top (0B1220 at 85% over the
-# background).
-background=141F33 hud=0C1423
-start_screen() {
-    vm_dump "$1" --expect graphics --region 0,0,100%,100%=$background@0.8 --region 0,0,100%,100%=FFFFFF@0.004 &&
-        vm_dump "$1" --tol 40 --region 20%,52%,36%,60%=1288FF@0.5 --region 42%,52%,58%,60%=FF6B0A@0.5 \
-            --region 64%,52%,80%,60%=28A745@0.5 &&
-        ! vm_dump "$1" --region 0,0,100%,6=$hud@0.9
-}
-# same_picture A B SHARE: at least SHARE of the pixels of A and B agree (within 8 per channel).
-# Exit 0 when they agree, 1 when they do not, 2 when they cannot be compared (a screendump
-# missing, or of another size), so differ_picture never passes on a broken run.
-same_picture() {
-    python3 - "$VM_OUT/$1.ppm" "$VM_OUT/$2.ppm" "$3" <<'PY'
-import os, sys
-sys.path.insert(0, os.environ["VM_DIR"])
-import ppm
-try:
-    a, b = ppm.Image.load(sys.argv[1]), ppm.Image.load(sys.argv[2])
-except OSError as e:
-    print(e)
-    sys.exit(2)
-if (a.width, a.height) != (b.width, b.height):
-    print("sizes differ")
-    sys.exit(2)
-pa, pb = list(a.pixels(step=2)), list(b.pixels(step=2))
-share = sum(ppm.close(x, y, 8) for x, y in zip(pa, pb)) / len(pa)
-print("%.4f of the pixels agree" % share)
-sys.exit(0 if share >= float(sys.argv[3]) else 1)
-PY
-}
-differ_picture() { local rc=0; same_picture "$@" || rc=$?; [ $rc = 1 ]; }
 if [ $debian13 = 0 ]; then
     vm_check "screen off at boot: no start screen while the kiosk waits" bash -c "[ -f '$VM_OUT/no-screen.ppm' ] && ! python3 '$VM_DIR/ppm.py' check '$VM_OUT/no-screen.ppm' --region 0,0,100%,100%=$background@0.8"
 fi

@@ -13,7 +13,7 @@
 # and optionally vm.env, which the arm64 boot sets (its console is ttyAMA0, its screendump
 # answers come on a virtio console, and it runs the sections that matter on a board):
 #   VM_CONSOLE=/dev/ttyS0 VM_ACK=/dev/ttyS1 VM_CHECKS="all" (or some of: sandbox sysfs backlight
-#   keyboard restarts mqtt cec)
+#   keyboard restarts mqtt cec), or VM_CHECKS=upgrade alone (upgrade.sh: no package at boot)
 #   VM_SCREEN_OFF_AT_BOOT=CONNECTOR: the machine booted with that connector forced off (the
 #   kernel's video=CONNECTOR:d); the boot section checks the kiosk waits, then switches it on.
 #   VM_BACKLIGHT=NAME: the machine has that backlight in /sys/class/backlight (the arm64 boot's
@@ -150,6 +150,10 @@ plug() {
     for i in $(seq 50); do grep -q '/dev/input/event' "$2" && break; sleep 0.1; done
     node=$(grep -oE '/dev/input/event[0-9]+' "$2" | head -n1)
 }
+
+# The upgrade test (systemd-test.sh --upgrade) boots without the package: its section installs
+# it from the repository, upgrades and downgrades it, and is all that runs.
+[ "$VM_CHECKS" = upgrade ] && . "$files/upgrade.sh"
 
 # --- 1: after boot ----------------------------------------------------------------------------
 step boot
