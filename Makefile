@@ -19,12 +19,12 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # and device-tree-compiler (dtc) adds the arm64 boot's backlight to the emulated board's device tree;
 # python3-venv makes the Home Assistant test's virtual environment; v4l-utils has cec-ctl and
 # cec-follower, the TV of the CEC test; apt-utils (apt-ftparchive) and gnupg make `make repo`'s
-# signed apt repository.
+# signed apt repository; gettext's msgfmt compiles the screens' translations (po/*.po).
 DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
                 libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev debhelper rsync binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
-                qemu-user-static qemu-system-arm device-tree-compiler python3-venv apt-utils gnupg
+                qemu-user-static qemu-system-arm device-tree-compiler python3-venv apt-utils gnupg gettext
 DEPS_STAMP  := build/.deps-installed
 
 # Installing: `make install [PREFIX=/usr/local] [DESTDIR=...]`. The unit goes where systemd
@@ -35,6 +35,13 @@ DESTDIR     ?=
 BINDIR      := $(PREFIX)/bin
 MAN1DIR     := $(PREFIX)/share/man/man1
 MAN5DIR     := $(PREFIX)/share/man/man5
+# The screens' translations, po/LANG.po compiled by msgfmt: installed where gettext looks
+# (/usr/share/locale for PREFIX=/usr, which the kiosk also finds as ../share/locale beside
+# its binary), and for the build tree in .build/locale (two up from .build/TRIPLE/release).
+LANGUAGES   := $(basename $(notdir $(wildcard po/*.po)))
+LOCALEDIR   := $(PREFIX)/share/locale
+LOCALE_BUILD_DIR := .build/locale
+MO_NAME     := bubble-kiosk.mo
 # udev reads rules from /usr/local/lib/udev/rules.d as well. For PREFIX=/usr, where this system's
 # systemd keeps its units (systemd.pc): /lib on Debian 12, /usr/lib on Debian 13, where /lib is
 # only a link; udev's rules go beside them.
@@ -69,7 +76,7 @@ ARM64_BIN     := $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release/bubble-kiosk
 # What `make deb-arm64` passes to debian/rules for the cross build (the SDK: toolchain.sh).
 SWIFT_SDK_FLAGS := --swift-sdks-path /opt/swift-sdks --swift-sdk aarch64-debian13
 
-.PHONY: all deps build release desktop test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-cec vm-test-systemd package-test run bench bench-instructions \
+.PHONY: all deps build release desktop locale po test unit-test desktop-test fleet-test ha-test fleet-bench vm-test vm-test-sound vm-test-hotplug vm-test-cec vm-test-systemd package-test run bench bench-instructions \
         sounds install install-files uninstall deb deb-lockdown deb-source clean arm64-toolchain release-arm64 deb-arm64 arm64-test arm64-prepare \
         repo repo-test vm-test-upgrade
 
@@ -98,6 +105,17 @@ build: deps
 # it small (the lean settings and link) is in Package.swift, so every build of it gets them.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product bubble-kiosk
+
+# The translations for a kiosk run from the build tree (`make run`); `make po` brings the
+# template and every po/LANG.po up to date with the messages in the code (UIMessage).
+locale: deps
+	@for l in $(LANGUAGES); do \
+		mkdir -p $(LOCALE_BUILD_DIR)/$$l/LC_MESSAGES && \
+		msgfmt --check -o $(LOCALE_BUILD_DIR)/$$l/LC_MESSAGES/$(MO_NAME) po/$$l.po || exit 1; \
+	done
+po: build
+	$(DEBUG_BIN) check-config --pot > po/bubble-kiosk.pot
+	for l in $(LANGUAGES); do msgmerge --quiet --update --backup=none po/$$l.po po/bubble-kiosk.pot || exit 1; done
 
 # bubble-kiosk-desktop, for `make run` on a desktop: the same commands plus a window (SDL2).
 desktop: deps
@@ -201,7 +219,7 @@ arm64-prepare: deps | build/
 # On a desktop (DISPLAY or WAYLAND_DISPLAY set): the game in a window, attract mode, played
 # with the mouse. Headless: the kiosk in a virtual framebuffer, attract mode: the screen goes to
 # build/screen.png every second. A status line goes to the terminal; Ctrl-C stops it.
-run: deps | build/
+run: deps locale | build/
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
 		$(MAKE) --no-print-directory desktop && \
 		echo "$(DESKTOP_BIN) run --attract --status --state-dir build/state" && \
@@ -284,6 +302,11 @@ install-files:
 	install -m 644 systemd/mqtt.conf $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf
 	install -d $(DESTDIR)$(APTCONFDIR)
 	install -m 644 packaging/unattended-upgrades.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF)
+	for l in $(LANGUAGES); do \
+		install -d $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES && \
+		msgfmt --check -o $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/$(MO_NAME) po/$$l.po && \
+		chmod 644 $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/$(MO_NAME) || exit 1; \
+	done
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.1 | gzip -9n > $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	chmod 644 $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz
 	sed 's|@VERSION@|$(VERSION)|' doc/bubble-kiosk.conf.5 | gzip -9n > $(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz
@@ -311,7 +334,8 @@ uninstall:
 		$(DESTDIR)$(SYSUSERSDIR)/bubble-kiosk.conf $(DESTDIR)$(MAN1DIR)/bubble-kiosk.1.gz \
 		$(DESTDIR)$(MAN5DIR)/bubble-kiosk.conf.5.gz \
 		$(DESTDIR)$(UDEVRULESDIR)/$(BACKLIGHT_RULES)
-	rm -f $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF)
+	rm -f $(DESTDIR)$(SYSTEMD_EXTRAS_DIR)/mqtt.conf $(DESTDIR)$(APTCONFDIR)/$(UNATTENDED_CONF) \
+		$(foreach l,$(LANGUAGES),$(DESTDIR)$(LOCALEDIR)/$(l)/LC_MESSAGES/$(MO_NAME))
 	-rmdir $(DESTDIR)$(SYSTEMD_EXTRAS_DIR) $(DESTDIR)$(dir $(SYSTEMD_EXTRAS_DIR:%/=%)) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(SOUNDS_INSTALL_DIR)/,$(SOUND_FILES))
 	-rmdir $(DESTDIR)$(SOUNDS_INSTALL_DIR) $(DESTDIR)$(dir $(SOUNDS_INSTALL_DIR:%/=%)) 2>/dev/null

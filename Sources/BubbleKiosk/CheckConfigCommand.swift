@@ -5,7 +5,7 @@ import KioskPlatform
 struct CheckConfigCommand: KioskCommand {
     static let name = "check-config"
     static let usage = """
-        usage: bubble-kiosk check-config [FILE] [--example] [--reference markdown|man]
+        usage: bubble-kiosk check-config [FILE] [--example] [--reference markdown|man] [--pot]
 
         Reads \(ConfigLoader.systemDirectory)/\(ConfigLoader.mainFileName) and then \
         \(ConfigLoader.dropInDirectoryName)/*.conf
@@ -22,10 +22,20 @@ struct CheckConfigCommand: KioskCommand {
                         print the reference of every section and key (type and range,
                         default, what it does, when a reload applies it): doc/configuration.md
                         or the man page bubble-kiosk.conf(5), as the source keeps them
+          --pot         print the gettext template of every on-screen message, with its
+                        [text] key (po/bubble-kiosk.pot, which msgmerge brings po/*.po up to)
         """
 
     static func run(_ args: ArraySlice<String>) throws -> Int32 {
-        let arguments = try Arguments(args, valued: ["config", "reference"], flags: ["example"])
+        let arguments = try Arguments(args, valued: ["config", "reference"], flags: ["example", "pot"])
+        if arguments.has("pot") {
+            guard arguments.positionals.isEmpty, arguments.value("config") == nil, arguments.value("reference") == nil,
+                  !arguments.has("example") else {
+                throw UsageError("--pot takes no FILE and no other option")
+            }
+            Console.out(MessageTemplate.pot())
+            return 0
+        }
         if let name = arguments.value("reference") {
             guard let format = ConfigReference.Format(rawValue: name) else {
                 throw UsageError("--reference takes markdown or man, got '\(echoed(name))'")

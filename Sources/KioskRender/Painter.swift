@@ -386,6 +386,8 @@ enum Painter {
             polyline(cr, l)
         case .cells(let c):
             cells(cr, c)
+        case .image:
+            break  // pictures are the scene renderer's (it holds them by name)
         }
     }
 

@@ -22,6 +22,9 @@ public final class SceneRenderer {
     /// Translucent panel colours over a background, blended once into the opaque colour.
     private var panelColors: [PanelOverBackground: RGBColor] = [:]
 
+    /// Pictures scenes name in `.image` items (the operator's logo); a name without one draws nothing.
+    private var pictures: [String: Picture] = [:]
+
     /// The sprite budget given to `init`; nil: `spriteBudget(for:)` of the frame's size.
     private let fixedSpriteBudget: Int?
 
@@ -61,6 +64,12 @@ public final class SceneRenderer {
     public var spritesDropped: Int { cache.evictions }
     /// Sprites rendered since the start: a steady animation renders few or none per frame.
     public var spritesRendered: Int { cache.misses }
+
+    /// Gives `.image` items named `name` their picture (nil: none), and redraws.
+    public func setPicture(_ picture: Picture?, named name: String) {
+        pictures[name] = picture
+        tracker.invalidate()
+    }
 
     /// Makes the next `render` repaint the whole screen (the frame's contents were lost or
     /// replaced, say after a VT switch).
@@ -161,7 +170,7 @@ public final class SceneRenderer {
         case .bubble, .particle, .finger, .button, .text:
             guard bounds.area <= Self.largestSprite, let placed = placedSprite(shape, onBackground: nil) else { break }
             return Coverage(box: placed.box, sprite: placed.sprite)
-        case .goal, .panel, .polyline, .cells:
+        case .goal, .panel, .polyline, .cells, .image:
             break
         }
         return Coverage(box: bounds, sprite: nil)
@@ -195,6 +204,8 @@ public final class SceneRenderer {
         case .polyline, .cells:
             // Different every time (a trail, a heatmap): paths, no sprite.
             return drawWithPaths(shape, within: clip)
+        case .image(let i):
+            return drawPicture(i, within: clip)
         case .particle, .finger, .button, .text, .goal:
             break
         }
@@ -241,9 +252,23 @@ public final class SceneRenderer {
         case .goal(let g):
             guard let (key, anchor) = SpriteCache.key(g, background: background) else { return nil }
             return PlacedSprite(cache.sprite(key), anchoredAt: anchor, opacity: 1, replacing: background != nil)
-        case .panel, .polyline, .cells:
+        case .panel, .polyline, .cells, .image:
             return nil
         }
+    }
+
+    /// A picture scaled to its rectangle's whole pixels, blended over what is under it.
+    private func drawPicture(_ shape: ImageShape, within clip: PixelRect) {
+        let r = shape.rect
+        guard let picture = pictures[shape.name], r.x.isFinite, r.y.isFinite,
+              r.width >= 1, r.height >= 1, r.width <= 8192, r.height <= 8192 else { return }
+        let surface = picture.scaled(to: PixelSize(width: Int(r.width.rounded()), height: Int(r.height.rounded())))
+        cairo_save(cr)
+        cairo_rectangle(cr, Double(clip.x), Double(clip.y), Double(clip.width), Double(clip.height))
+        cairo_clip(cr)
+        cairo_set_source_surface(cr, surface, r.x.rounded(), r.y.rounded())
+        cairo_paint(cr)
+        cairo_restore(cr)
     }
 
     private func fillRect(_ r: PixelRect) {
@@ -425,7 +450,7 @@ extension SceneShape {
         case .bubble(let b): b.shadow == nil && b.opacity >= 1 && b.drawnScale == 1
         case .particle(let p): p.opacity >= 1
         case .finger, .button, .text, .panel, .goal: true
-        case .polyline, .cells: false
+        case .polyline, .cells, .image: false
         }
     }
 }

@@ -52,6 +52,8 @@ final class DisplayStage {
     func relayout(field: PlayField, seed: UInt64) {
         var fresh = SceneBuilder(field: field, seed: seed)
         fresh.scores = scenes.scores
+        fresh.words = scenes.words
+        fresh.logoSize = scenes.logoSize
         scenes = fresh
     }
 }

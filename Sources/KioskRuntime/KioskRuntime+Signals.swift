@@ -42,6 +42,7 @@ extension KioskRuntime {
         touches.transform = Self.touchTransform(display, settings, input)
         operatorConsole.configure(settings, pxPerMM: session.game.field.pxPerMM)
         touchTest.configure(settings.gestures, transform: touches.transform)
+        applyLook()
         log(.notice, ReloadPolicy.summary(changes, files: result.files.count))
         layers.reload(settings)
     }

@@ -44,6 +44,8 @@ public final class KioskRuntime: LayerHost {
         /// The program file to watch for a new version (`bubble-kiosk run` under a service
         /// manager: its own, `/usr/bin/bubble-kiosk`; tests: a file standing in); nil: none.
         public var program: InstalledProgram?
+        /// Where translations are looked for; nil: beside the program, then /usr/share/locale.
+        public var localeDirectories: [String]?
         /// Reads the configuration again for SIGHUP (the same files as at start).
         var loadConfig: () -> ConfigResult = { ConfigResult(settings: Settings()) }
 
@@ -217,6 +219,7 @@ public final class KioskRuntime: LayerHost {
         state.started = started
         state.activity = Activity(start: started)
         touches.stages = touchStages()
+        applyLook()
         if let every = options.screenshotEvery {
             loop.addRepeatingTimer("screenshot", every: every.period, from: started + every.period) {
                 [unowned self] _ in writeScreenshot(every.path)

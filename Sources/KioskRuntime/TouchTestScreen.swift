@@ -14,6 +14,8 @@ public final class TouchTestScreen {
     /// Touch-downs of play since start (the touch test's own touches are not play).
     public private(set) var heatmap = TouchHeatmap()
     private var downs = TouchDownTracker()
+    /// The words of its header and labels, in the kiosk's language.
+    var words = MessageCatalogue.english
     /// Wakes the loop for the timeout and for long presses on the screen.
     private let timer: EventLoop.TimerID
     private let loop: EventLoop
@@ -95,7 +97,7 @@ public final class TouchTestScreen {
 
     /// The screen's scene, or nil when it is closed.
     func scene(timeout: Duration, at now: TimeStamp) -> Scene? {
-        model.map { TouchTestScene.scene($0, heatmap: heatmap, timeout: timeout, at: now) }
+        model.map { TouchTestScene.scene($0, heatmap: heatmap, timeout: timeout, words: words, at: now) }
     }
 
     /// When the open screen's picture next changes by itself.

@@ -1,10 +1,13 @@
-// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify, wmemset), wrapped
+// Linux interfaces Swift's Glibc module does not import (timerfd, signalfd, inotify, wmemset,
+// gettext), wrapped
 // in small functions whose names say where they come from.
 #ifndef CLINUX_H
 #define CLINUX_H
 
 #include <signal.h>
 #include <errno.h>
+#include <libintl.h>
+#include <locale.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <sys/syscall.h>

@@ -255,7 +255,27 @@ extension ConfigSchema {
                   "A keyboard's keys may switch VTs (Ctrl-Alt-F2) and reach the console (Ctrl-Alt-Del); false turns the kiosk's VT's keyboard off while it runs"),
         ConfigKey("kiosk", "update_restart_max_min", .duration(\.kiosk.updateRestartMax, .minutes, 0...1440, whole: true),
                   "A new bubble-kiosk binary installed (a package upgrade) is started at the next quiet start screen, demo or sleeping display, and at the latest after this many minutes, even mid-round; 0: as soon as it is in place"),
-    ], orderings: [
+        ConfigKey("kiosk", "language", .text(\.kiosk.language, expects: KioskLanguage.expectation, check: KioskLanguage.problem),
+                  "The language of every screen: en, de, fr, es, it, nl, pt, pl, tr, ja, zh_CN, ko, ar, he, hi, or auto for the system's (LANG); ar and he lay out right to left"),
+
+        // The operator's own start screen; colours also reach the round and round-over screens.
+        ConfigKey("branding", "title", .text(\.branding.title, expects: "a line of text, or nothing", check: { _ in nil }),
+                  "The name on the start screen, in every language; nothing: the game's (Bubble Pop, translated)"),
+        ConfigKey("branding", "subtitle", .text(\.branding.subtitle, expects: "a line of text, or nothing", check: { _ in nil }),
+                  "A line under the name; nothing: how to play, in the screen's language"),
+        ConfigKey("branding", "logo", .text(\.branding.logo, expects: BrandingSettings.logoExpectation, check: BrandingSettings.logoProblem),
+                  "A PNG (at most 4096 x 4096 pixels and 16 MB) shown above the name, scaled to fit; nothing: none"),
+        ConfigKey("branding", "background", .text(\.branding.background, expects: BrandColor.expectation, check: BrandColor.problem),
+                  "The screen's colour"),
+        ConfigKey("branding", "accent", .text(\.branding.accent, expects: BrandColor.expectation, check: BrandColor.problem),
+                  "Buttons and the bar at the top"),
+        ConfigKey("branding", "text", .text(\.branding.text, expects: BrandColor.expectation, check: BrandColor.problem),
+                  "Titles, the score and the clock"),
+    ] + UIMessage.allCases.map { message in
+        ConfigKey("text", message.rawValue, .text(\.text[message], expects: "a line of text, or nothing",
+                                                  check: { message.wordingProblem($0) }),
+                  "Instead of '\(message.english)' in every language (\(message.context)); nothing: the translation")
+    }, orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),
         ConfigOrdering("joystick", "start_bubbles", "max_bubbles"),

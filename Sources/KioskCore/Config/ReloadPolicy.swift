@@ -27,6 +27,8 @@ public enum ReloadPolicy {
         case ("input", "grab"): return .restart
         // A new binary already waiting gets the new deadline.
         case ("kiosk", "update_restart_max_min"): return .now
+        // The words and the start screen's look change at once; a round keeps its colours.
+        case ("kiosk", "language"): return .now
         default: break
         }
         switch key.section {
@@ -35,6 +37,7 @@ public enum ReloadPolicy {
         case "game", "timed", "joystick", "modes": return .nextRound
         // Bonuses apply to the round in progress; the table's size and rows show at once.
         case "scoring": return .now
+        case "branding", "text": return .now
         // The display's size, density and rotation are fixed for the process; so is anything
         // this table does not know yet.
         default: return .restart

@@ -193,6 +193,9 @@ public struct KioskSettings: Equatable, Sendable {
     /// A new program file installed: the longest wait for a moment nobody plays before the
     /// kiosk restarts into it (`UpdateRestartPolicy`); zero restarts at once.
     public var updateRestartMax = Duration.seconds(10 * 60)
+    /// The language of the screens: a shipped catalogue's name (`de`, `zh_CN`), or `auto` for
+    /// the system's (LANG); English when the one asked for is not shipped.
+    public var language = "en"
 
     public init() {}
 }
@@ -415,6 +418,9 @@ public struct Settings: Equatable, Sendable {
     public var scoring = ScoringSettings()
     public var sounds = SoundSettings()
     public var mqtt = MQTTSettings()
+    public var branding = BrandingSettings()
+    /// The operator's wording for any message (`[text]`), over the language's.
+    public var text = TextOverrides()
 
     public init() {}
 }

@@ -28,10 +28,11 @@ public enum TouchTestScene {
     }
 
     /// The screen at `time`; `heatmap` (touch-downs since start) is drawn under the grid.
-    /// `timeout` is said in the header.
+    /// `timeout` is said in the header. Its words are `words`' (the numbers and technical
+    /// labels stay as `gestures` prints them, for the operator comparing the two).
     public static func scene(_ model: TouchTestModel, heatmap: TouchHeatmap? = nil, timeout: Duration? = nil,
-                             at time: TimeStamp) -> Scene {
-        var b = Builder(size: model.screen, pxPerMM: model.pxPerMM)
+                             words: MessageCatalogue = .english, at time: TimeStamp) -> Scene {
+        var b = Builder(size: model.screen, pxPerMM: model.pxPerMM, words: words)
         if let heatmap, !heatmap.isEmpty { b.heatmap(heatmap) }
         b.grid(edgeMargin: model.edgeMargin)
         b.header(model, heatmap: heatmap, timeout: timeout)
@@ -69,6 +70,7 @@ public enum TouchTestScene {
     struct Builder {
         let size: PixelSize
         let pxPerMM: Double
+        var words = MessageCatalogue.english
         var items: [SceneItem] = []
         var width: Double { Double(size.width) }
         var height: Double { Double(size.height) }
@@ -76,9 +78,10 @@ public enum TouchTestScene {
         var textPx: Double { max(px(4.5), 12) }
         var line: Double { textPx * 1.3 }
 
-        init(size: PixelSize, pxPerMM: Double) {
+        init(size: PixelSize, pxPerMM: Double, words: MessageCatalogue = .english) {
             self.size = size
             self.pxPerMM = pxPerMM
+            self.words = words
         }
 
         func px(_ mm: Double) -> Double { mm * pxPerMM }
@@ -161,15 +164,15 @@ public enum TouchTestScene {
         mutating func header(_ m: TouchTestModel, heatmap: TouchHeatmap?, timeout: Duration?) {
             let native = m.transform.native
             let density = NumberText.decimal(m.pxPerMM, places: 1)
-            var lines = ["Touch test: touch anywhere" + (timeout.map { "; closes after \(Int($0.inSeconds.rounded())) s without a touch" } ?? ""),
+            var lines = [words.text(.touchTest) + (timeout.map { "; " + words.text(.touchTestCloses, ["seconds": Int($0.inSeconds.rounded())]) } ?? ""),
                          "game \(m.screen)  panel \(native)  rotation \(m.transform.rotation)°  \(density) px/mm  "
                              + "grid \(Int(TouchTestScene.gridMM)) mm  edge margin \(Int((m.edgeMargin / m.pxPerMM).rounded())) mm"]
             if m.transform.calibration != TouchTransform.identityMatrix {
                 lines.append("calibration " + m.transform.calibration.map { NumberText.decimal($0, places: 3) }.joined(separator: " "))
             }
-            lines += m.devices.isEmpty ? ["no touchscreen"] : m.devices.map(\.summary)
-            var status = "\(m.contacts.count) contact\(m.contacts.count == 1 ? "" : "s") down"
-            if let heatmap { status += "; heatmap: \(heatmap.total) touches since start" }
+            lines += m.devices.isEmpty ? [words.text(.noTouchscreen)] : m.devices.map(\.summary)
+            var status = words.text(.contactsDown, ["count": m.contacts.count])
+            if let heatmap { status += "; " + words.text(.heatmapTouches, ["count": heatmap.total]) }
             lines.append(status)
             panelText("tt-header", lines, at: Vector2(px(4), px(4)))
         }
@@ -211,7 +214,7 @@ public enum TouchTestScene {
                 let r = px(g.kind == .tap ? 4 + 1.5 * Double(min(g.count, 5)) : 10)
                 let ring = (0..<36).map { i in g.position + Angle.unitVector(degrees: Double(i) * 10) * r }
                 add("\(id)-ring", .polyline(PolylineShape(points: ring, color: color, width: px(g.kind == .tap ? 0.6 : 1.2), closed: true)))
-                text("\(id)-label", g.kind == .tap ? "tap x\(g.count)" : "long press", at: g.position + Vector2(0, -r - px(1.5)),
+                text("\(id)-label", g.kind == .tap ? words.text(.gestureTap, ["count": g.count]) : words.text(.gestureLongPress), at: g.position + Vector2(0, -r - px(1.5)),
                      color: color, align: .center, bold: true)
             case .swipe:
                 let head = px(5)
@@ -222,7 +225,7 @@ public enum TouchTestScene {
                 text("\(id)-label", Self.swipeLabel(g, pxPerMM: pxPerMM), at: (g.start + g.position) / 2 + Vector2(0, -px(2.5)),
                      color: color, align: .center, bold: true)
             case .dragEnd, .cancel:
-                text("\(id)-label", g.kind == .cancel ? "cancelled" : "drag end", at: g.position + Vector2(0, -px(4)),
+                text("\(id)-label", words.text(g.kind == .cancel ? .gestureCancelled : .gestureDragEnd), at: g.position + Vector2(0, -px(4)),
                      color: color, align: .center)
             case .dragStart, .dragMove:
                 break
@@ -237,13 +240,13 @@ public enum TouchTestScene {
         /// The recent gestures, newest first, in a panel at the bottom left.
         mutating func gestureList(_ gestures: [Gesture], at time: TimeStamp) {
             guard !gestures.isEmpty else { return }
-            let lines = ["Gestures"] + gestures.reversed().map { g in
+            let lines = [words.text(.gestures)] + gestures.reversed().map { g in
                 let what: String = switch g.kind {
-                case .tap: "tap x\(g.count)"
-                case .longPress: "long press"
-                case .swipe: "swipe " + Self.swipeLabel(g, pxPerMM: pxPerMM)
-                case .dragEnd: "drag end"
-                case .cancel: "cancelled"
+                case .tap: words.text(.gestureTap, ["count": g.count])
+                case .longPress: words.text(.gestureLongPress)
+                case .swipe: words.text(.gestureSwipe) + " " + Self.swipeLabel(g, pxPerMM: pxPerMM)
+                case .dragEnd: words.text(.gestureDragEnd)
+                case .cancel: words.text(.gestureCancelled)
                 case .dragStart, .dragMove: g.kind.rawValue
                 }
                 return "\(what) at \(Self.point(g.position))  dev \(g.device) slot \(g.slot)"

@@ -31,23 +31,24 @@ enum JoystickScene {
     }
 
     /// One large button per offered mode.
-    static func modeButtons(_ buttons: [(mode: Round.Mode, rect: Rect)]) -> [SceneItem] {
+    static func modeButtons(_ buttons: [(mode: Round.Mode, rect: Rect)], words: MessageCatalogue,
+                            accent: RGBColor) -> [SceneItem] {
         buttons.map { b in
             let color: RGBColor = switch b.mode {
-            case .classic: .accent
+            case .classic: accent
             case .timed: RGBColor(hex: 0xFF_6B_0A)
             case .joystick: RGBColor(hex: 0x28_A7_45)
             }
             return SceneItem(id: .ui("button-\(b.mode.rawValue)"),
-                             shape: .button(ButtonShape(rect: b.rect, title: title(b.mode), color: color)))
+                             shape: .button(ButtonShape(rect: b.rect, title: title(b.mode, words), color: color)))
         }
     }
 
-    static func title(_ mode: Round.Mode) -> String {
+    static func title(_ mode: Round.Mode, _ words: MessageCatalogue) -> String {
         switch mode {
-        case .classic: "Classic"
-        case .timed: "Timed"
-        case .joystick: "Joystick"
+        case .classic: words.text(.modeClassic)
+        case .timed: words.text(.modeTimed)
+        case .joystick: words.text(.modeJoystick)
         }
     }
 }

@@ -65,6 +65,8 @@ public enum SceneShape: Equatable, Sendable {
     case polyline(PolylineShape)
     /// A heatmap's cells.
     case cells(CellGridShape)
+    /// A picture the renderer was given by name (the operator's logo), scaled into a rectangle.
+    case image(ImageShape)
 
     /// Conservative pixel bounds; the renderer never draws an item outside them.
     public var bounds: PixelRect {
@@ -78,6 +80,7 @@ public enum SceneShape: Equatable, Sendable {
         case .goal(let s): s.bounds
         case .polyline(let s): s.bounds
         case .cells(let s): s.bounds
+        case .image(let s): s.bounds
         }
     }
 }

@@ -7,6 +7,10 @@ public struct SceneBuilder: Sendable {
     public let field: PlayField
     /// High scores for the start and round-over screens (from the score store; empty: none shown).
     public var scores = ScoreBoard()
+    /// The words on screen, in the kiosk's language (with the operator's `[text]`).
+    public var words = MessageCatalogue.english
+    /// The operator's logo's size in pixels, once it is loaded; nil: no logo.
+    public var logoSize: PixelSize?
     private var pops: [(bubble: Bubble, animation: PopAnimation)] = []
     private var sprays: [ParticleSpray] = []
     private var nextSprayID = 0
@@ -79,7 +83,7 @@ public struct SceneBuilder: Sendable {
         }
         for spray in sprays { items += spray.particles(at: time) }
         items += fingers(session)
-        return Scene(size: field.size, pxPerMM: field.pxPerMM, items: items)
+        return Scene(size: field.size, pxPerMM: field.pxPerMM, background: game.settings.branding.backgroundColor, items: items)
     }
 
     func bubbleShape(_ b: Bubble, at time: TimeStamp? = nil) -> BubbleShape {
@@ -97,9 +101,24 @@ public struct SceneBuilder: Sendable {
     }
 
     private func text(_ name: String, _ s: String, at p: Vector2, mm: Double, bold: Bool = true,
-                      align: TextAlignment = .center, color: RGBColor = .white) -> SceneItem {
+                      align: TextAlignment = .center, color: RGBColor) -> SceneItem {
         SceneItem(id: .ui(name), shape: .text(TextShape(position: p, string: s, sizePx: field.px(mm), color: color,
                                                          alignment: align, bold: bold)))
+    }
+
+    /// The colours of the text: the operator's main colour, and a quieter one for hints and lists
+    /// (the game's own pale blue unless the main colour was changed).
+    private func colors(_ game: KioskGame) -> (main: RGBColor, quiet: RGBColor) {
+        let b = game.settings.branding
+        let main = b.textColor
+        let quiet = b.text == BrandingSettings().text ? RGBColor(hex: 0xC8_D4_E8) : main.mixed(with: b.backgroundColor, amount: 0.25)
+        return (main, quiet)
+    }
+
+    /// Where text that starts a line goes, and how it is aligned: the left in English, the right
+    /// in Arabic and Hebrew. `inset` is measured from that side.
+    private func lineStart(inset: Double) -> (x: Double, align: TextAlignment) {
+        words.isRightToLeft ? (width - inset, .right) : (inset, .left)
     }
 
     private var width: Double { Double(field.size.width) }
@@ -108,19 +127,29 @@ public struct SceneBuilder: Sendable {
     private func startScreen(_ game: KioskGame) -> [SceneItem] {
         let b = game.button
         let buttons = game.modeButtons
-        let hint = buttons.count > 1 ? "Choose how to play."
-            : buttons[0].mode == .joystick ? "Steer the catcher with the joystick."
-            : game.settings.game.dragShare > 0 ? "Tap the numbers. Swipe the arrows. Drag to the basket."
-            : "Tap the numbers. Swipe the arrows."
-        var items = [
-            text("title", "Bubble Pop", at: Vector2(width / 2, b.y - field.px(28)), mm: 16),
-            text("hint", hint, at: Vector2(width / 2, b.y - field.px(12)), mm: 6,
-                 bold: false, color: RGBColor(hex: 0xC8_D4_E8)),
+        let branding = game.settings.branding
+        let hint = !branding.subtitle.isEmpty ? branding.subtitle
+            : words.text(buttons.count > 1 ? .hintChoose
+                : buttons[0].mode == .joystick ? .hintJoystick
+                : game.settings.game.dragShare > 0 ? .hintDrag : .hintTap)
+        let (main, quiet) = colors(game)
+        let titleBaseline = b.y - field.px(28)
+        var items: [SceneItem] = []
+        // The logo sits above the title's capitals (about 0.75 of its 16 mm), below a small margin.
+        if let size = logoSize, let rect = BrandingSettings.logoRect(
+            size, centreX: width / 2, top: field.px(4), bottom: titleBaseline - field.px(16 * 0.75 + 3), maxWidth: width * 0.6) {
+            items.append(SceneItem(id: .ui("logo"), shape: .image(ImageShape(rect: rect, name: ImageShape.logo))))
+        }
+        items += [
+            text("title", branding.title.isEmpty ? words.text(.title) : branding.title,
+                 at: Vector2(width / 2, titleBaseline), mm: 16, color: main),
+            text("hint", hint, at: Vector2(width / 2, b.y - field.px(12)), mm: 6, bold: false, color: quiet),
         ]
         if buttons.count == 1 {
-            items.append(SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Start"))))
+            items.append(SceneItem(id: .ui("button"), shape: .button(ButtonShape(
+                rect: b, title: words.text(.start), color: branding.accentColor))))
         } else {
-            items += JoystickScene.modeButtons(buttons)
+            items += JoystickScene.modeButtons(buttons, words: words, accent: branding.accentColor)
         }
         return items + highScoreLists(game)
     }
@@ -140,17 +169,22 @@ public struct SceneBuilder: Sendable {
         guard shown > 0 else { return [] }
         var items: [SceneItem] = []
         let heading = RGBColor(hex: 0xFF_D6_0A)
-        let entry = RGBColor(hex: 0xC8_D4_E8)
-        for (name, title, scores, x) in [("today", "Today", lists.today, width * 0.3),
-                                         ("all-time", "All time", lists.allTime, width * 0.7)] {
+        let entry = colors(game).quiet
+        // Read from the start side: today's list first, each rank before its score.
+        let rtl = words.isRightToLeft
+        let first = rtl ? width * 0.7 : width * 0.3, second = rtl ? width * 0.3 : width * 0.7
+        let (rankAlign, scoreAlign): (TextAlignment, TextAlignment) = rtl ? (.left, .right) : (.right, .left)
+        let side = rtl ? -1.0 : 1.0
+        for (name, title, scores, x) in [("today", words.text(.today), lists.today, first),
+                                         ("all-time", words.text(.allTime), lists.allTime, second)] {
             items.append(text("scores-\(name)", title, at: Vector2(x, top), mm: 5.5, color: heading))
             for (i, score) in scores.prefix(shown).enumerated() {
-                // Ranks right-aligned, scores left-aligned, on either side of the column's middle.
+                // Ranks and scores on either side of the column's middle, aligned to it.
                 let y = top + line * Double(i + 1)
-                items.append(text("scores-\(name)-\(i)-rank", "\(i + 1).", at: Vector2(x - field.px(1), y), mm: 5,
-                                  bold: false, align: .right, color: entry))
-                items.append(text("scores-\(name)-\(i)", "\(score)", at: Vector2(x + field.px(1.5), y), mm: 5,
-                                  bold: false, align: .left, color: entry))
+                items.append(text("scores-\(name)-\(i)-rank", words.number(i + 1) + ".", at: Vector2(x - side * field.px(1), y),
+                                  mm: 5, bold: false, align: rankAlign, color: entry))
+                items.append(text("scores-\(name)-\(i)", words.number(score), at: Vector2(x + side * field.px(1.5), y), mm: 5,
+                                  bold: false, align: scoreAlign, color: entry))
             }
         }
         return items
@@ -159,38 +193,48 @@ public struct SceneBuilder: Sendable {
     private func roundOverScreen(_ game: KioskGame) -> [SceneItem] {
         let b = game.button
         let score = game.round?.score ?? 0
+        let (main, quiet) = colors(game)
         var items = [
-            text("title", "Round over!", at: Vector2(width / 2, b.y - field.px(28)), mm: 14),
-            text("final-score", "Score \(score)", at: Vector2(width / 2, b.y - field.px(12)), mm: 9),
-            SceneItem(id: .ui("button"), shape: .button(ButtonShape(rect: b, title: "Play again"))),
+            text("title", words.text(.roundOver), at: Vector2(width / 2, b.y - field.px(28)), mm: 14, color: main),
+            text("final-score", words.text(.score, ["score": score]), at: Vector2(width / 2, b.y - field.px(12)), mm: 9, color: main),
+            SceneItem(id: .ui("button"), shape: .button(ButtonShape(
+                rect: b, title: words.text(.playAgain), color: game.settings.branding.accentColor))),
         ]
         var below = b.y + b.height + field.px(10)
         if let c = scores.celebration, let round = game.round, c.roundStart == round.startTime {
-            items.append(text("high-score", "New high score! #\(c.rank)", at: Vector2(width / 2, below), mm: 8,
+            items.append(text("high-score", words.text(.newHighScore, ["rank": c.rank]), at: Vector2(width / 2, below), mm: 8,
                               color: RGBColor(hex: 0xFF_D6_0A)))
             below += field.px(8)
         }
         if let round = game.round, round.comboBonus != 0 || round.timeBonus != 0 {
             var parts: [String] = []
-            if round.comboBonus != 0 { parts.append("combos +\(round.comboBonus)") }
-            if round.timeBonus != 0 { parts.append("time bonus +\(round.timeBonus)") }
-            items.append(text("bonuses", parts.joined(separator: ", "), at: Vector2(width / 2, below), mm: 5,
-                              bold: false, color: RGBColor(hex: 0xC8_D4_E8)))
+            if round.comboBonus != 0 { parts.append(words.text(.comboBonus, ["points": round.comboBonus])) }
+            if round.timeBonus != 0 { parts.append(words.text(.timeBonus, ["points": round.timeBonus])) }
+            items.append(text("bonuses", parts.joined(separator: words.text(.bonusSeparator)), at: Vector2(width / 2, below), mm: 5,
+                              bold: false, color: quiet))
         }
         return items
     }
 
     private func roundItems(_ round: Round, demo: Bool, at time: TimeStamp) -> [SceneItem] {
         let bar = field.px(round.settings.game.hudHeightMM)
+        let branding = round.settings.branding
+        // The game's own bar is a darker navy; an operator's accent colours it instead.
+        let barColor = branding.accent == BrandingSettings().accent ? RGBColor(hex: 0x0B_12_20, alpha: 0.85)
+            : branding.accentColor.withAlpha(0.85)
         var items = [SceneItem(id: .ui("hud"), shape: .panel(PanelShape(
-            rect: Rect(x: 0, y: 0, width: width, height: bar), color: RGBColor(hex: 0x0B_12_20, alpha: 0.85))))]
+            rect: Rect(x: 0, y: 0, width: width, height: bar), color: barColor)))]
         let mid = bar / 2 + field.px(2.5)
-        items.append(text("score", "Score \(round.score)", at: Vector2(field.px(5), mid), mm: 7, align: .left))
+        let main = branding.textColor
+        // The score on the side reading starts from, the clock on the other.
+        let start = lineStart(inset: field.px(5))
+        let end = words.isRightToLeft ? (x: field.px(5), align: TextAlignment.left) : (x: width - field.px(5), align: TextAlignment.right)
+        items.append(text("score", words.text(.score, ["score": round.score]), at: Vector2(start.x, mid), mm: 7,
+                          align: start.align, color: main))
         let seconds = Int(round.clock(at: time).inSeconds.rounded(round.mode == .classic ? .down : .up))
-        let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
-        items.append(text("clock", clock, at: Vector2(width - field.px(5), mid), mm: 7, align: .right))
+        items.append(text("clock", words.numbers.clock(seconds: seconds), at: Vector2(end.x, mid), mm: 7, align: end.align, color: main))
         if demo {
-            items.append(text("demo", "Demo - touch to play", at: Vector2(width / 2, mid), mm: 6, bold: false,
+            items.append(text("demo", words.text(.demo), at: Vector2(width / 2, mid), mm: 6, bold: false,
                               color: RGBColor(hex: 0xFF_D6_0A)))
         }
         if let g = round.goal {

@@ -176,3 +176,19 @@ public struct PanelShape: Equatable, Sendable {
 
     public var bounds: PixelRect { PixelRect(enclosing: rect) }
 }
+
+/// A picture the renderer holds by `name`, scaled to fill `rect` (which keeps its proportions).
+public struct ImageShape: Equatable, Sendable {
+    public var rect: Rect
+    public var name: String
+
+    /// The operator's logo (`[branding] logo`).
+    public static let logo = "logo"
+
+    public init(rect: Rect, name: String) {
+        self.rect = rect
+        self.name = name
+    }
+
+    public var bounds: PixelRect { PixelRect(enclosing: rect).outset(by: 1) }
+}
