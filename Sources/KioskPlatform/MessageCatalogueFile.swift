@@ -68,7 +68,7 @@ public enum MessageCatalogueFile {
 }
 
 /// No catalogue for a language in any of the places looked.
-public struct CatalogueError: Error, CustomStringConvertible {
+public struct CatalogueError: Error, Equatable, CustomStringConvertible {
     public let language: KioskLanguage
     public let looked: [String]
     public var description: String {

@@ -392,6 +392,9 @@ private func messages(_ result: ConfigResult) -> [String] {
                 bounds = (values[key.name] ?? "?", "x")
             case .text where key.id == "display.cec": bounds = ("/dev/cec1", "off")
             case .text where key.id == "display.cec_name": bounds = ("Hall 2 kiosk", "x")
+            case .text where key.id == "kiosk.language": bounds = ("ar", "auto")
+            case .text where key.id == "branding.logo": bounds = ("/srv/logo.png", "")
+            case .text where key.section == "branding" && !["title", "subtitle"].contains(key.name): bounds = ("#A0b1C2", "#000000")
             case .text: bounds = ("/var/tmp/sound.wav", "none")
             case .refused:
                 // Known, never taken: only nothing passes, and no setting moves.

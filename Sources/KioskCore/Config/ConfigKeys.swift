@@ -274,7 +274,7 @@ extension ConfigSchema {
     ] + UIMessage.allCases.map { message in
         ConfigKey("text", message.rawValue, .text(\.text[message], expects: "a line of text, or nothing",
                                                   check: { message.wordingProblem($0) }),
-                  "Instead of '\(message.english)' in every language (\(message.context)); nothing: the translation")
+                  "'\(message.english)' in any language: \(message.context.prefix(1).lowercased() + message.context.dropFirst()); nothing: the language's words")
     }, orderings: [
         ConfigOrdering("game", "bubble_min_mm", "bubble_max_mm"),
         ConfigOrdering("timed", "start_bubbles", "max_bubbles"),

@@ -127,14 +127,19 @@ public enum ConfigParser {
         "expected '[section]' or 'key = value', got '\(echoed(content, limit: 60))'"
     }
 
-    /// Cuts a `#` comment: at the start of the line or after whitespace only, so a value
-    /// such as `a#b` keeps its `#`.
+    /// Cuts a `#` comment: at the start of the line, or after whitespace where whitespace, another
+    /// `#` or the line's end follows; so values such as `a#b`, a colour `#1A2B3C` or the wording
+    /// `Rekord! #{rank}` keep their `#`.
     static func stripComment(_ line: Substring) -> Substring {
         var previous: Character? = nil
         for index in line.indices {
             let c = line[index]
-            if c == "#" && (previous == nil || previous!.isWhitespace) {
-                return line[..<index]
+            if c == "#" {
+                if previous == nil { return line[..<index] }
+                let next = line.index(after: index)
+                if previous!.isWhitespace && (next == line.endIndex || line[next].isWhitespace || line[next] == "#") {
+                    return line[..<index]
+                }
             }
             previous = c
         }

@@ -60,16 +60,21 @@ public enum ConfigReference {
         "mqtt": SectionNote(summary: "Fleet control over MQTT and Home Assistant's discovery; off while `broker` is empty.",
                             guides: [("Fleet control over MQTT", "fleet.md#fleet-control-over-mqtt"),
                                      ("Home Assistant", "fleet.md#home-assistant")]),
-        "kiosk": SectionNote(summary: "The machine: its console's keys and the restart into an upgraded binary.",
+        "kiosk": SectionNote(summary: "The machine: its console's keys, the restart into an upgraded binary, and the screens' language.",
                              guides: [("Keyboards and the console", "installing.md#keyboards-and-the-console"),
-                                      ("Updates", "installing.md#updates")]),
+                                      ("Updates", "installing.md#updates"),
+                                      ("Languages", "languages.md#languages")]),
+        "branding": SectionNote(summary: "The operator's own start screen: a name, a line under it, a logo, and the colours.",
+                                guides: [("Branding", "languages.md#branding")]),
+        "text": SectionNote(summary: "Any words on screen, in place of the language's; `{name}` marks where a number goes.",
+                            guides: [("Changing any words", "languages.md#changing-any-words")]),
     ]
 
     // MARK: - Shared prose
 
     /// The file's format, in paragraphs; backticks mark literal text in both formats.
     static let formatProse = [
-        "One human-edited file format: `[section]`, `key = value`, `#` comments. The kiosk reads "
+        "One human-edited file format: `[section]`, `key = value`, `#` comments (a `#` that starts the line, or follows a blank and comes before one: `#1A2B3C` is a colour). The kiosk reads "
             + "`/etc/bubble-kiosk/kiosk.conf`, then `/etc/bubble-kiosk/kiosk.conf.d/*.conf` (later files win, "
             + "as in systemd), or only the file given with `--config FILE`. No file is needed: every key has a "
             + "built-in default. The installed `/etc/bubble-kiosk/kiosk.conf` (`systemd/kiosk.conf.example` in "
