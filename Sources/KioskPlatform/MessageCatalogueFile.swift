@@ -28,11 +28,17 @@ public enum MessageCatalogueFile {
     /// why there are none. English needs none. Messages the catalogue lacks are left out (shown
     /// in English).
     public static func load(_ language: KioskLanguage, directories: [String]) -> Result<[UIMessage: String], CatalogueError> {
-        guard language != .english else { return .success([:]) }
+        find(language, directories: directories).map(\.translations)
+    }
+
+    /// The translations and the file they came from (nil for English).
+    public static func find(_ language: KioskLanguage, directories: [String])
+        -> Result<(translations: [UIMessage: String], file: String?), CatalogueError> {
+        guard language != .english else { return .success(([:], nil)) }
         guard let dir = directories.first(where: { access(path(language, in: $0), R_OK) == 0 }) else {
             return .failure(CatalogueError(language: language, looked: directories.map { path(language, in: $0) }))
         }
-        return .success(lookUp(language, in: dir))
+        return .success((lookUp(language, in: dir), path(language, in: dir)))
     }
 
     /// gettext chooses the catalogue by LANGUAGE, which it reads only when the messages'

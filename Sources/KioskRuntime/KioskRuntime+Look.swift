@@ -39,9 +39,12 @@ extension KioskRuntime {
             }
         }
         var words = MessageCatalogue(language: language)
-        switch MessageCatalogueFile.load(language, directories: options.localeDirectories ?? MessageCatalogueFile.directories()) {
-        case .success(let translations):
-            words.translations = translations
+        switch MessageCatalogueFile.find(language, directories: options.localeDirectories ?? MessageCatalogueFile.directories()) {
+        case .success(let found):
+            words.translations = found.translations
+            if let file = found.file {
+                log(.info, "language \(language.code): \(found.translations.count) messages from \(echoed(file, limit: 120))")
+            }
         case .failure(let error):
             log(.warning, "\(error); showing English")
             words = .english
