@@ -20,8 +20,9 @@ extension KioskRuntime {
         stage.scenes.scene(session, at: now).shifted(by: offset)
     }
 
-    /// A touch frame (game coordinates of the unmoved picture) as the game sees it: moved back
-    /// by the offset on screen when it came, kept on the screen as `TouchTransform` keeps it.
+    /// A touch frame in screen coordinates as the game takes it: moved back by the offset shown
+    /// when it came, so it lands where the game laid out what was under the finger, and kept
+    /// on the screen as `TouchTransform` keeps it.
     func unshifted(_ frame: TouchFrame) -> TouchFrame {
         let offset = stage.shownOffset
         guard !offset.isZero else { return frame }
