@@ -131,6 +131,38 @@ import Testing
         #expect(!h.loop.armedTimers.contains { $0.name == "frame" })
     }
 
+    /// The touch-test screen shows the panel's exact coordinates: drawn unmoved (pixel for pixel
+    /// what a kiosk with the shift off shows at the same moment), its touches where they landed.
+    @Test func theTouchTestScreenNeverMoves() throws {
+        let shifted = try RuntimeHarness(settings: Self.settings())
+        try shifted.run(ms: 100)
+        let offset = try runToASidewaysOffset(shifted)
+        #expect(offset != .zero)
+        let still = try RuntimeHarness(settings: Self.settings(shift: false))
+        try still.run(ms: (shifted.now - still.now).inMilliseconds)
+        #expect(still.now == shifted.now)
+        for h in [shifted, still] {
+            h.runtime.openTouchTest(at: h.now)
+            h.advance(ms: 50)
+        }
+        #expect(pixels(shifted) == pixels(still))
+        let p = Vector2(123, 234)
+        shifted.input.push(TouchFrame(time: shifted.now, contacts: [TouchPoint(slot: 0, trackingID: 9, position: p)]))
+        shifted.advance(ms: 20)
+        #expect(shifted.runtime.touchTestModel?.contacts.first?.game == p)
+        shifted.input.push(TouchFrame(time: shifted.now, contacts: []))
+        shifted.advance(ms: 20)
+        // Closed again: the game's picture is moved as before, the unshifted one is not.
+        still.advance(ms: (shifted.now - still.now).inMilliseconds)
+        for h in [shifted, still] {
+            h.runtime.closeTouchTest(at: h.now)
+            h.advance(ms: 200)
+        }
+        #expect(still.now == shifted.now)
+        #expect(shifted.runtime.session.game.screen == .start && still.runtime.session.game.screen == .start)
+        #expect(pixels(shifted) != pixels(still))
+    }
+
     @Test func aReloadTurnsItOffAtOnce() throws {
         let h = try RuntimeHarness(settings: Self.settings())
         try h.run(ms: 100)
