@@ -24,6 +24,9 @@ final class DisplayStage {
     let screenProbeTimer: EventLoop.TimerID
     /// The loop watching the display's descriptors.
     var watches: [LoopRegistration] = []
+    /// How far the game's picture on the screen is moved against burn-in (`PixelShift`): the
+    /// offset of the last game frame presented, which touches follow.
+    var shownOffset = PixelOffset.zero
 
     init(display: Display, console: ConsoleOwner?, field: PlayField, loop: EventLoop, seed: UInt64, frameInterval: Duration) {
         self.display = display

@@ -156,7 +156,8 @@ public final class KioskRuntime: LayerHost {
     /// How long each presented frame took to render and present (real time even on a virtual
     /// loop), the latest 4096.
     public var frameTimes: SampleRing { stage.presenter.frameTimes }
-    /// The game's scene now, from the runtime's own scene builder (benchmarks draw it themselves).
+    /// The game's scene now, from the runtime's own scene builder (benchmarks draw it
+    /// themselves), before the burn-in shift moves it (`KioskRuntime+PixelShift.swift`).
     public func scene(at now: TimeStamp) -> Scene { stage.scenes.scene(session, at: now) }
     public var renderer: SceneRenderer { stage.presenter.renderer }
 
@@ -289,9 +290,12 @@ public final class KioskRuntime: LayerHost {
         ]
     }
 
-    /// The last stage: the frame's touch-downs into the heatmap, then the game.
-    private func play(_ frame: TouchFrame) {
-        touchTest.countTouchDowns(frame, on: display.size)
+    /// The last stage: the frame's touch-downs into the heatmap, then the game (where its
+    /// picture was under the fingers).
+    private func play(_ panelFrame: TouchFrame) {
+        // The heatmap is of the panel: where fingers land, whatever the picture's offset.
+        touchTest.countTouchDowns(panelFrame, on: display.size)
+        let frame = unshifted(panelFrame)
         let events = session.process(frame)
         if !frame.contacts.isEmpty || frame.resync { notify(.touch(frame), at: frame.time) }
         emit(events, at: frame.time)
@@ -378,9 +382,17 @@ public final class KioskRuntime: LayerHost {
             // A flip is on its way; its event wakes the loop. Look again soon in case it is lost.
             return now + .milliseconds(50)
         }
-        let scene = touchTest.scene(timeout: settings.operator.touchTestTimeout, at: now) ?? stage.scenes.scene(session, at: now)
+        var offset = PixelOffset.zero
+        let scene: Scene
+        if let test = touchTest.scene(timeout: settings.operator.touchTestTimeout, at: now) {
+            scene = test
+        } else {
+            offset = gameOffset(at: now)
+            scene = shiftedGameScene(offset, at: now)
+        }
         switch stage.presenter.present(scene, on: display, at: now) {
         case .presented(let first):
+            stage.shownOffset = offset
             if first {
                 updateOnScreen()
                 reporter.service.ready(status: serviceStatus)
@@ -403,10 +415,11 @@ public final class KioskRuntime: LayerHost {
         }
     }
 
-    /// When the picture next changes by itself: the touch-test screen's, else the game's.
+    /// When the picture next changes by itself: the touch-test screen's, else the game's or
+    /// the burn-in shift's next step (none when it is off).
     func nextPictureChange(at now: TimeStamp) -> TimeStamp? {
         if touchTest.isOpen { return touchTest.nextChange(at: now) }
-        return stage.scenes.nextChange(session.game, at: now)
+        return [stage.scenes.nextChange(session.game, at: now), pixelShift.nextChange(after: now)].compactMap { $0 }.min()
     }
 
     /// The exit path: the last screenshot, the display and the console given back, stats.

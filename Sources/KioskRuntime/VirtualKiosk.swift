@@ -52,7 +52,8 @@ public final class VirtualKiosk<Input: TouchInput> {
         TouchTransform(native: display.nativeSize, rotation: display.rotation).panelPosition(ofGame: game)
     }
 
-    /// What the kiosk draws now: the runtime's own scene builder on its own session.
+    /// What the kiosk draws now: the runtime's own scene builder on its own session (before the
+    /// burn-in shift moves it on the screen: benchmarks and golden images stay put).
     public func scene() -> Scene {
         runtime.scene(at: now)
     }

@@ -329,7 +329,7 @@ private func messages(_ result: ConfigResult) -> [String] {
 
     @Test func rendersEverySectionAndKeyAsConfigText() {
         let text = ConfigSchema.standard.render(Settings())
-        #expect(text.hasPrefix("[display]\npx_per_mm = auto\nrotation = 0\noutputs = first\nsleep_after_idle_min = 0\nsleep_schedule = \nbacklight = auto\n"
+        #expect(text.hasPrefix("[display]\npx_per_mm = auto\nrotation = 0\noutputs = first\npixel_shift = true\nsleep_after_idle_min = 0\nsleep_schedule = \nbacklight = auto\n"
             + "brightness = auto\ndim_after_idle_min = 0\ndim_brightness = 20\ncec = auto\ncec_name = bubble-kiosk\n\n[input]\ngrab = false\n"
             + "calibration_matrix = 1 0 0 0 1 0\nstuck_after_s = 20\nstuck_radius_mm = 4\n\n[gestures]\ntap_slop_mm = 3\ntap_max_ms = 500\n"))
         #expect(text.contains("\n\n[game]\nbubbles = 10\nbubble_min_mm = 18\nbubble_max_mm = 30\n"))

@@ -10,6 +10,9 @@ import Testing
     static func settings(schedule: String = "", idleMin: Double = 0, demo: Bool = false) -> Settings {
         var s = Settings.classicOnly
         s.attract.demo = demo
+        // The timers and wake-ups counted here are the sleep's; the burn-in shift's steps while
+        // awake are PixelShiftRuntimeTests'.
+        s.display.pixelShift = false
         s.display.sleepAfterIdle = .seconds(idleMin * 60)
         if case .success(let parsed) = SleepSchedule.parse(schedule) { s.display.sleepSchedule = parsed }
         return s

@@ -87,15 +87,24 @@ import Testing
         #expect(first == second)
     }
 
-    /// With nothing moving, the loop arms nothing and sleeps: no wake-ups for a virtual hour.
-    @Test func anIdleRuntimeArmsNoTimer() throws {
-        let h = try RuntimeHarness()
+    /// With nothing moving, the loop arms nothing and sleeps: no wake-ups for a virtual hour;
+    /// with the burn-in shift on (the default) only its steps, one frame each.
+    @Test(arguments: [false, true])
+    func anIdleRuntimeArmsNoTimer(pixelShift: Bool) throws {
+        var settings = RuntimeHarness.quietSettings
+        settings.display.pixelShift = pixelShift
+        let h = try RuntimeHarness(settings: settings)
         try h.run(ms: 100)
         let wakeups = h.loop.wakeups
-        #expect(h.loop.armedTimers.isEmpty, "\(h.loop.armedTimers)")
+        let steps = Int(Duration.seconds(3600) / PixelShift.stepInterval)
+        if pixelShift {
+            #expect(h.loop.armedTimers.map(\.name) == ["frame"], "\(h.loop.armedTimers)")
+        } else {
+            #expect(h.loop.armedTimers.isEmpty, "\(h.loop.armedTimers)")
+        }
         h.advance(ms: 3_600_000)
-        #expect(h.loop.wakeups - wakeups <= 2)
-        #expect(h.runtime.frames == 1)
+        #expect(h.loop.wakeups - wakeups <= 2 + (pixelShift ? steps : 0))
+        #expect(h.runtime.frames == 1 + (pixelShift ? steps : 0))
     }
 
     /// Status lines come once a second on the loop's repeating timer.

@@ -8,6 +8,8 @@ extension ConfigSchema {
         ConfigKey("display", "outputs", .text(\.display.outputs, expects: "first, all, or screen names separated by commas",
                                               check: OutputSelection.problem),
                   "Screens that show the game: first (the first connected), all (the others mirror the first), or connector names such as HDMI-A-1 and edid: names from `bubble-kiosk devices`, main first"),
+        ConfigKey("display", "pixel_shift", .bool(\.display.pixelShift),
+                  "Against burn-in: move the whole picture a few pixels (about 0.5 mm) every 3 minutes; touch follows; the touch-test screen stays put"),
         ConfigKey("display", "sleep_after_idle_min", .duration(\.display.sleepAfterIdle, .minutes, 0...10080),
                   "Minutes the start screen stays untouched before the display is switched off, with [attract] demo = false; 0 is never"),
         ConfigKey("display", "sleep_schedule", .schedule(\.display.sleepSchedule),

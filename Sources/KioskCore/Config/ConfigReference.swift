@@ -23,9 +23,10 @@ public enum ConfigReference {
 
     /// One note per section; a section without one is listed with its keys alone.
     static let notes: [String: SectionNote] = [
-        "display": SectionNote(summary: "The screen: its pixel density and rotation, which screens show the game, when it sleeps, its backlight and the TV behind it.",
+        "display": SectionNote(summary: "The screen: its pixel density and rotation, which screens show the game, the shift against burn-in, when it sleeps, its backlight and the TV behind it.",
                                guides: [("On a kiosk: DRM/KMS and evdev", "hardware.md#on-a-kiosk-drmkms-and-evdev"),
                                         ("Screens that come and go", "hardware.md#screens-that-come-and-go"),
+                                        ("Against burn-in", "hardware.md#against-burn-in"),
                                         ("Display sleep", "operating.md#display-sleep"),
                                         ("The TV over HDMI-CEC", "hardware.md#the-tv-over-hdmi-cec"),
                                         ("The backlight", "hardware.md#the-backlight")]),

@@ -21,6 +21,8 @@ public enum ReloadPolicy {
         case ("attract", "timed_mode"): return .nextRound
         // The display's power follows the clock and touches, not its mode.
         case ("display", "sleep_after_idle_min"), ("display", "sleep_schedule"): return .now
+        // The next frame is drawn with the new offset (or none), and touch follows it.
+        case ("display", "pixel_shift"): return .now
         // The backlight layer sets the new level at once; the device is opened once.
         case ("display", "brightness"), ("display", "dim_after_idle_min"), ("display", "dim_brightness"): return .now
         // Devices are opened (and grabbed) once.

@@ -153,6 +153,8 @@ public struct DisplaySettings: Equatable, Sendable {
     public var outputs = "first"
     /// `outputs` parsed; `first` for text the config's check would have refused.
     public var outputSelection: OutputSelection { OutputSelection(parsing: outputs) ?? .first }
+    /// Move the picture a few pixels every few minutes against burn-in (`PixelShift`).
+    public var pixelShift = true
     /// The backlight device (`BacklightChoice`'s words): auto, none, a name or a directory.
     public var backlight = "auto"
     /// Backlight level in percent of its maximum; nil: as the panel was found.

@@ -58,4 +58,9 @@ public struct Rect: Equatable, Sendable {
     public func contains(_ p: Vector2) -> Bool {
         p.x >= x && p.x <= maxX && p.y >= y && p.y <= maxY
     }
+
+    /// The same rectangle moved by `v`.
+    public func shifted(by v: Vector2) -> Rect {
+        Rect(x: x + v.x, y: y + v.y, width: width, height: height)
+    }
 }
