@@ -42,6 +42,9 @@ extension SceneShape {
         case .cells(var s):
             s.rect = s.rect.shifted(by: v)
             return .cells(s)
+        case .image(var s):
+            s.rect = s.rect.shifted(by: v)
+            return .image(s)
         }
     }
 }
