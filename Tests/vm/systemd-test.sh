@@ -260,15 +260,17 @@ ln -sf ../vm-systemd-check.service "$root/etc/systemd/system/multi-user.target.w
 # emulated boot took. The Debian 13 boots (arm64, trixie amd64) also pop a bubble: the kiosk
 # runs with --seed 1 and 4 px/mm, so the recording made for that round here pops one of its
 # bubbles there.
+# Not in English: German on Debian 12, Arabic (right to left, Pango's shaping and the Noto
+# fonts) on the Debian 13 boots; the kiosk names the catalogue it reads in the journal.
 pops=0
 mkdir -p "$root/etc/bubble-kiosk/kiosk.conf.d"
-printf '[attract]\ndemo = false\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
+printf '[attract]\ndemo = false\n\n[kiosk]\nlanguage = de\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
 if [ $debian13 = 1 ]; then
     pops=1
     mkdir -p "$root/etc/systemd/system/bubble-kiosk.service.d"
     printf '[Service]\nExecStart=\nExecStart=/usr/bin/bubble-kiosk run --seed 1\n' \
         > "$root/etc/systemd/system/bubble-kiosk.service.d/vm-seed.conf"
-    printf '[display]\npx_per_mm = 4\n\n[attract]\ndemo = false\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
+    printf '[display]\npx_per_mm = 4\n\n[attract]\ndemo = false\n\n[kiosk]\nlanguage = ar\n' > "$root/etc/bubble-kiosk/kiosk.conf.d/vm-test.conf"
     echo $pops > "$root/usr/local/lib/vm-systemd/tap-pops"
 fi
 "${recorder[@]}" round-recording --seed 1 --size 1280x800 --pop $pops > "$work/start-tap.evemu"

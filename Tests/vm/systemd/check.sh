@@ -207,6 +207,14 @@ if [ -n "$VM_SCREEN_OFF_AT_BOOT" ]; then
 fi
 sleep 1
 screendump boot || fail "screendump boot"
+# The language the test configured (vm-test.conf), from the package's catalogue.
+language=$(sed -n 's/^language = //p' /etc/bubble-kiosk/kiosk.conf.d/vm-test.conf 2>/dev/null)
+if [ -n "$language" ]; then
+    check "the kiosk shows language $language from the package's catalogue" \
+        bash -c "journal_lines() { journalctl -u $unit --no-pager -q -o cat; }; journal_lines | grep -qE 'language $language: [0-9]+ messages from /usr/share/locale/$language/LC_MESSAGES/bubble-kiosk.mo'" \
+        || journal_lines | grep -iE 'language|glyph' | sed 's/^/       /'
+    check "no glyph is missing from the installed fonts" bash -c "! journalctl -u $unit --no-pager -q -o cat | grep -qi 'missing glyph'"
+fi
 
 check "Type=notify, NotifyAccess=main, WatchdogSec=10s, Restart=always" \
     bash -c '[ "$(systemctl show -P Type '$unit')/$(systemctl show -P NotifyAccess '$unit')/$(systemctl show -P WatchdogUSec '$unit')/$(systemctl show -P Restart '$unit')" = notify/main/10s/always ]' \
