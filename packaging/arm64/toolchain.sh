@@ -29,8 +29,8 @@ SDK_NAME=aarch64-debian13
 # `dpkg-buildpackage -a arm64` runs debian/rules with debhelper (dh_shlibdeps computes the arm64
 # package's Depends with the cross objdump, which also strips); systemd-dev's systemd.pc says
 # where Debian 13 keeps units; qemu-user runs the arm64 build to make the sounds
-# (aarch64-linux-gnu-cross-exe-wrapper).
-HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev debhelper systemd-dev binutils-aarch64-linux-gnu qemu-user"
+# (aarch64-linux-gnu-cross-exe-wrapper); gettext's msgfmt compiles the translations.
+HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev debhelper gettext systemd-dev binutils-aarch64-linux-gnu qemu-user"
 # The arm64 side, by multiarch: the -dev packages of every system-library target the kiosk
 # binary links (not SDL2: the desktop binary is never built for the board), and the C and C++
 # runtime files the linker needs.
