@@ -129,11 +129,16 @@ $udevdir/60-bubble-kiosk-backlight.rules
 /usr/share/doc/bubble-kiosk/copyright
 /usr/share/man/man1/bubble-kiosk.1.gz
 /usr/share/man/man5/bubble-kiosk.conf.5.gz
+$(for po in "$repo"/po/*.po; do echo "/usr/share/locale/$(basename "$po" .po)/LC_MESSAGES/bubble-kiosk.mo"; done)
 EOF
 regular_files() { dpkg-deb -c "$deb" | awk '$1 ~ /^-/ { print $6 }' | sed 's|^\./|/|' | sort; }
 check "it holds exactly the expected files" diff "$work/expected" <(regular_files)
 check "everything is owned by root:root" bash -c "dpkg-deb -c '$deb' | awk '\$2 != \"root/root\"' | grep -q . && exit 1 || exit 0"
 check "the binary is executable and runs" run_binary check-config --example
+# The translations, compiled from po/ (msgunfmt reads them back): German's play-again button.
+de_play_again() { grep -A1 -x 'msgid "Play again"' "$1" | tail -n 1; }
+check "the German catalogue in the package says what po/de.po says" bash -c \
+    "[ \"\$(msgunfmt '$work/root/usr/share/locale/de/LC_MESSAGES/bubble-kiosk.mo' | grep -A1 -x 'msgid \"Play again\"' | tail -n 1)\" = '$(de_play_again "$repo/po/de.po")' ]"
 check "the config in the package is systemd/kiosk.conf.example" cmp "$repo/systemd/kiosk.conf.example" "$work/root/etc/bubble-kiosk/kiosk.conf"
 for u in bubble-kiosk.service bubble-kiosk-retry.timer bubble-kiosk-retry.service; do
     check "the unit in the package is systemd/$u" cmp "$repo/systemd/$u" "$work/root$unitdir/$u"
