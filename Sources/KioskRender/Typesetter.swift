@@ -6,8 +6,9 @@ import Synchronization
 /// Lays text out with Pango: HarfBuzz shapes every script (Arabic joined and right to left,
 /// Devanagari conjuncts, Thai marks) and fontconfig finds a font for what DejaVu Sans lacks.
 ///
-/// Pango is not thread-safe, so each typesetter has its own font map and context and is used
-/// by its owner's thread only (a renderer's sprite cache, the naive renderer).
+/// Pango is not thread-safe: a typesetter is used on the thread that made it (its owner's, a
+/// renderer's), with that thread's font map (Pango keeps one a thread), so the renderers of one
+/// thread share their fonts and what fontconfig found for them.
 final class Typesetter {
     /// Found through fontconfig (Debian fonts-dejavu-core); characters it lacks come from the
     /// Noto fonts the package recommends, whatever fontconfig picks for the language.
@@ -17,13 +18,11 @@ final class Typesetter {
     /// character is then drawn as a box with its code in it).
     var onMissingGlyph: (String) -> Void = { _ in }
 
-    private let fontMap: UnsafeMutablePointer<PangoFontMap>
     private let context: OpaquePointer
     private var language = ""
 
     init() {
-        fontMap = pango_cairo_font_map_new()
-        context = pango_font_map_create_context(fontMap)
+        context = pango_font_map_create_context(pango_cairo_font_map_get_default())
         // Grey antialiasing and no metric hinting: text looks the same on every machine,
         // whatever the local fontconfig prefers, which keeps golden images stable.
         if let options = cairo_font_options_create() {
@@ -40,7 +39,6 @@ final class Typesetter {
 
     deinit {
         g_object_unref(UnsafeMutableRawPointer(context))
-        g_object_unref(UnsafeMutableRawPointer(fontMap))
     }
 
     /// `string` in one line, `size` pixels to the em, shaped for `language` (a tag such as
@@ -49,7 +47,7 @@ final class Typesetter {
         use(language: language)
         let layout = pango_layout_new(context)!
         let font = pango_font_description_new()
-        pango_font_description_set_family_static(font, Self.fontFamily)
+        pango_font_description_set_family(font, Self.fontFamily)
         pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
         pango_font_description_set_absolute_size(font, max(size, 0) * Double(CPango_scale()))
         pango_layout_set_font_description(layout, font)
@@ -73,26 +71,25 @@ final class Typesetter {
     /// Reports each character of `layout` no font had, with the font that stood in for it.
     private func reportMissingGlyphs(_ layout: OpaquePointer) {
         let unknown = CPango_glyph_unknown_flag()
-        var line = pango_layout_get_lines_readonly(layout)
-        while let l = line {
-            var run = l.pointee.data.map { $0.assumingMemoryBound(to: PangoLayoutLine.self).pointee.runs }
-            while let r = run ?? nil {
-                let glyphItem = r.pointee.data.assumingMemoryBound(to: PangoGlyphItem.self).pointee
-                let glyphs = glyphItem.glyphs.pointee
-                for i in 0..<Int(glyphs.num_glyphs) {
-                    let glyph = glyphs.glyphs[i].glyph
-                    guard glyph & unknown != 0 else { continue }
-                    let code = glyph & ~unknown
-                    let first = Self.reported.withLock { $0.insert(code).inserted }
-                    if first { onMissingGlyph(Self.missingGlyphLine(code, font: glyphItem.item.pointee.analysis.font)) }
+        var lines = pango_layout_get_lines_readonly(layout)
+        while let node = lines {
+            lines = node.pointee.next
+            guard let line = node.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) else { continue }
+            var runs = line.pointee.runs
+            while let run = runs {
+                runs = run.pointee.next
+                guard let item = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee else { continue }
+                let glyphs = item.glyphs.pointee
+                for i in 0..<Int(glyphs.num_glyphs) where glyphs.glyphs[i].glyph & unknown != 0 {
+                    let code = glyphs.glyphs[i].glyph & ~unknown
+                    guard Self.reported.withLock({ $0.insert(code).inserted }) else { continue }
+                    onMissingGlyph(Self.missingGlyphLine(code, font: item.item.pointee.analysis.font))
                 }
-                run = r.pointee.next
             }
-            line = l.pointee.next
         }
     }
 
-    /// `no font has U+E000 "" (DejaVu Sans Bold stood in; drawn as a box)`.
+    /// `text: no installed font has U+E000 "" (font DejaVu Sans Bold); it is drawn as a box`.
     private static func missingGlyphLine(_ code: UInt32, font: UnsafeMutablePointer<PangoFont>?) -> String {
         let hex = String(code, radix: 16, uppercase: true)
         let codePoint = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
