@@ -86,6 +86,19 @@ import Testing
         #expect(renderer.render(other).isEmpty)
     }
 
+    /// The renderer clips text to its estimated bounds: the laid-out line fits in them, in
+    /// every script, full-width Chinese, Japanese and Korean included.
+    @Test(arguments: Sample.allCases.map { ($0.string, $0.language) } + [
+        ("再玩一次", "zh-cn"), ("다시 하기", "ko"), ("もう一度遊ぶ", "ja"), ("Noch einmal spielen", "de"), ("Play again", "en"),
+    ])
+    func theLineFitsItsEstimatedWidth(_ string: String, _ language: String) {
+        let cache = SpriteCache(byteBudget: 1 << 22)
+        let shape = TextShape(position: .zero, string: string, sizePx: 30)
+        let sprite = cache.sprite(SpriteCache.key(shape, language: language))
+        #expect(sprite.advance > 0)
+        #expect(sprite.advance <= shape.estimatedWidth - 0.5 * shape.sizePx, "\(string): \(sprite.advance) px")
+    }
+
     /// Lines the renderer reported (from the renderer's own thread).
     final class Lines {
         var all: [String] = []
