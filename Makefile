@@ -8,7 +8,8 @@ RELEASE_BIN := .build/release/bubble-kiosk
 DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # Debian packages: C libraries behind the system-library targets (pixman: the renderer's copies
 # and fills, also in the arm64 root as cairo's dependency; OpenSSL: why a broker's certificate
-# was refused), the font, and the tools the
+# was refused; Pango: text shaping and font fallback), the fonts (DejaVu, and Noto for the
+# scripts and CJK characters DejaVu lacks, which the text goldens show), and the tools the
 # end-to-end tests use (node_exporter scrapes the kiosk's metrics file; the test starts its own
 # on a loopback port; the MQTT tests start their own mosquitto broker and use mosquitto_pub and
 # mosquitto_sub; valgrind counts `make bench-instructions`), and the packaging tools (debhelper and
@@ -21,7 +22,7 @@ DESKTOP_BIN := .build/release/bubble-kiosk-desktop
 # cec-follower, the TV of the CEC test; apt-utils (apt-ftparchive) and gnupg make `make repo`'s
 # signed apt repository; gettext's msgfmt compiles the screens' translations (po/*.po).
 DEB_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev \
-                libsndfile1-dev libmosquitto-dev libssl-dev fonts-dejavu-core evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
+                libsndfile1-dev libmosquitto-dev libssl-dev libpango1.0-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk evemu-tools alsa-utils qemu-system-x86 busybox-static python3 v4l-utils \
                 prometheus-node-exporter mosquitto mosquitto-clients valgrind \
                 systemd dpkg-dev debhelper rsync binutils lintian debootstrap libsdl2-dev xvfb xdotool x11-apps imagemagick \
                 qemu-user-static qemu-system-arm device-tree-compiler python3-venv apt-utils gnupg gettext

@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "KioskCore", swiftSettings: lean),
         // C libraries stay at the edges: thin system-library targets, Swift above them.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Text: Pango lays it out (HarfBuzz shaping, fontconfig fallback) and draws it with cairo.
+        .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
         .systemLibrary(name: "CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
@@ -50,7 +52,7 @@ let package = Package(
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPixman", "CLinux"], swiftSettings: lean),
+        .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPango", "CPixman", "CLinux"], swiftSettings: lean),
         // The system: devices, the loop, files, processes, threads. Neither cairo nor pixman.
         .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto", "CSSL"], swiftSettings: leanCold),
         // What plugs into the runtime (sounds, hooks, metrics, the backlight, fleet control) and

@@ -8,6 +8,7 @@ import KioskCore
 public final class NaiveRenderer {
     public let frame: Frame
     private let cr: OpaquePointer
+    private let typesetter = Typesetter()
 
     /// Draws into its own frame.
     public convenience init(size: PixelSize) {
@@ -19,7 +20,6 @@ public final class NaiveRenderer {
         self.frame = frame
         guard let cr = cairo_create(frame.surface) else { fatalError("cairo_create failed: out of memory") }
         self.cr = cr
-        Painter.configureText(cr)
     }
 
     deinit { cairo_destroy(cr) }
@@ -29,7 +29,7 @@ public final class NaiveRenderer {
         Painter.setColor(cr, scene.background.withAlpha(1))
         cairo_paint(cr)
         for item in scene.items {
-            Painter.shape(cr, item.shape)
+            Painter.shape(cr, item.shape, typesetter: typesetter, language: scene.language)
         }
         cairo_surface_flush(frame.surface)
     }

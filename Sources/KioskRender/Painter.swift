@@ -7,29 +7,9 @@ import KioskCore
 /// draw the same pictures; all sizes derive from the shape's own pixel sizes, which the game
 /// scaled from millimetres.
 enum Painter {
-    /// Found through fontconfig (Debian fonts-dejavu-core); if it is missing, fontconfig and
-    /// cairo substitute another face, or cairo's built-in one, and drawing still works.
-    static let fontFamily = "DejaVu Sans"
     static let fullTurn = 2 * Double.pi
 
     // MARK: Setup
-
-    /// Grey antialiasing and no metric hinting: text looks the same on every machine,
-    /// whatever the local fontconfig prefers, which keeps golden images stable.
-    static func configureText(_ cr: OpaquePointer) {
-        guard let options = cairo_font_options_create() else { return }
-        cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
-        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
-        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
-        cairo_set_font_options(cr, options)
-        cairo_font_options_destroy(options)
-    }
-
-    static func selectFont(_ cr: OpaquePointer, size: Double, bold: Bool) {
-        cairo_select_font_face(cr, fontFamily, CAIRO_FONT_SLANT_NORMAL,
-                               bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-        cairo_set_font_size(cr, size)
-    }
 
     static func setColor(_ cr: OpaquePointer, _ c: RGBColor, alpha: Double = 1) {
         cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
@@ -38,12 +18,6 @@ enum Painter {
     static func circle(_ cr: OpaquePointer, radius: Double) {
         cairo_new_sub_path(cr)
         cairo_arc(cr, 0, 0, max(radius, 0), 0, fullTurn)
-    }
-
-    static func textExtents(_ cr: OpaquePointer, _ text: String) -> cairo_text_extents_t {
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, text, &extents)
-        return extents
     }
 
     /// Fills the current path with a gradient `pattern` through an image of it. Filled
@@ -96,7 +70,8 @@ enum Painter {
 
     /// A bubble centred on the origin: a radial gradient from a light tint (upper left) to the
     /// colour, a soft highlight for gloss, a border inside the rim, then the content.
-    static func bubble(_ cr: OpaquePointer, diameter d: Double, color: RGBColor, content: BubbleContent) {
+    static func bubble(_ cr: OpaquePointer, diameter d: Double, color: RGBColor, content: BubbleContent,
+                       typesetter: Typesetter) {
         let r = d / 2
         let light = color.mixed(with: .white, amount: 0.65)
         // The seed's gradient: centred at 20% of the frame, from 5% of the size to the full size.
@@ -125,7 +100,7 @@ enum Painter {
         case .none:
             break
         case .taps(let n):
-            digits(cr, "\(n)", size: 0.52 * d, shadowOffset: 0.025 * d)
+            digits(cr, "\(n)", size: 0.52 * d, shadowOffset: 0.025 * d, typesetter: typesetter)
         case .arrow(let degrees):
             arrow(cr, length: d, degrees: degrees)
         case .grip:
@@ -231,16 +206,14 @@ enum Painter {
     }
 
     /// White bold text centred on the origin by its ink, over a faint shadow for contrast.
-    static func digits(_ cr: OpaquePointer, _ text: String, size: Double, shadowOffset: Double) {
-        selectFont(cr, size: size, bold: true)
-        let e = textExtents(cr, text)
-        let x = -(e.x_bearing + e.width / 2), y = -(e.y_bearing + e.height / 2)
-        cairo_move_to(cr, x, y + shadowOffset)
+    /// Western digits: the same in every language, so the bubble's sprite has none in its key.
+    static func digits(_ cr: OpaquePointer, _ text: String, size: Double, shadowOffset: Double, typesetter: Typesetter) {
+        let line = typesetter.layout(text, size: size, bold: true, language: "en")
+        let x = -(line.ink.x + line.ink.width / 2), y = -(line.ink.y + line.ink.height / 2)
         cairo_set_source_rgba(cr, 0, 0, 0, 0.25)
-        cairo_show_text(cr, text)
-        cairo_move_to(cr, x, y)
+        line.show(cr, baselineAt: x + line.logical.x, y + line.baseline + shadowOffset)
         cairo_set_source_rgb(cr, 1, 1, 1)
-        cairo_show_text(cr, text)
+        line.show(cr, baselineAt: x + line.logical.x, y + line.baseline)
     }
 
     /// A white arrow through the origin pointing at `degrees` (y down, so 90 points down).
@@ -298,7 +271,7 @@ enum Painter {
 
     /// A capsule with its top-left corner at the origin and a centred white bold title.
     static func button(_ cr: OpaquePointer, width w: Double, height h: Double, title: String,
-                       color: RGBColor, pressed: Bool) {
+                       color: RGBColor, pressed: Bool, typesetter: Typesetter, language: String) {
         let r = h / 2
         let base = pressed ? color.mixed(with: .black, amount: 0.25) : color
         cairo_new_path(cr)
@@ -314,30 +287,24 @@ enum Painter {
             cairo_fill(cr)
             cairo_pattern_destroy(shade)
         }
-        selectFont(cr, size: 0.45 * h, bold: true)
-        let e = textExtents(cr, title)
-        var fe = cairo_font_extents_t()
-        cairo_font_extents(cr, &fe)
-        // Centre horizontally by advance and vertically by the font's ascent and descent, so
+        let line = typesetter.layout(title, size: 0.45 * h, bold: true, language: language)
+        // Centre horizontally by advance and vertically by the fonts' ascent and descent, so
         // titles with and without descenders sit on the same line.
-        cairo_move_to(cr, (w - e.x_advance) / 2, (h + fe.ascent - fe.descent) / 2)
         cairo_set_source_rgb(cr, 1, 1, 1)
-        cairo_show_text(cr, title)
+        line.show(cr, baselineAt: (w - line.advance) / 2, (h + line.ascent - line.descent) / 2)
     }
 
     /// Text with its baseline's left end at the origin.
-    static func text(_ cr: OpaquePointer, _ string: String, size: Double, color: RGBColor, bold: Bool) {
-        selectFont(cr, size: size, bold: bold)
+    static func text(_ cr: OpaquePointer, _ line: TextLayout, color: RGBColor) {
         setColor(cr, color)
-        cairo_move_to(cr, 0, 0)
-        cairo_show_text(cr, string)
+        line.show(cr, baselineAt: 0, 0)
     }
 
     // MARK: Whole shapes
 
     /// Draws any shape where the scene puts it, with paths (the naive renderer, and oversize
-    /// items the sprite cache should not hold).
-    static func shape(_ cr: OpaquePointer, _ shape: SceneShape) {
+    /// items the sprite cache should not hold); text in the scene's `language`.
+    static func shape(_ cr: OpaquePointer, _ shape: SceneShape, typesetter: Typesetter, language: String) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         switch shape {
@@ -355,7 +322,7 @@ enum Painter {
             cairo_translate(cr, b.center.x, b.center.y)
             cairo_scale(cr, b.drawnScale, b.drawnScale)
             withOpacity(cr, b.opacity) {
-                bubble(cr, diameter: b.diameter, color: b.color, content: b.content)
+                bubble(cr, diameter: b.diameter, color: b.color, content: b.content, typesetter: typesetter)
             }
         case .particle(let p):
             guard p.opacity > 0 else { return }
@@ -367,17 +334,16 @@ enum Painter {
         case .button(let b):
             cairo_translate(cr, b.rect.x, b.rect.y)
             button(cr, width: b.rect.width, height: b.rect.height, title: b.title,
-                   color: b.color, pressed: b.pressed)
+                   color: b.color, pressed: b.pressed, typesetter: typesetter, language: language)
         case .text(let t):
-            selectFont(cr, size: t.sizePx, bold: t.bold)
-            let advance = textExtents(cr, t.string).x_advance
+            let line = typesetter.layout(t.string, size: t.sizePx, bold: t.bold, language: language)
             let shift: Double = switch t.alignment {
             case .left: 0
-            case .center: advance / 2
-            case .right: advance
+            case .center: line.advance / 2
+            case .right: line.advance
             }
             cairo_translate(cr, t.position.x - shift, t.position.y)
-            text(cr, t.string, size: t.sizePx, color: t.color, bold: t.bold)
+            text(cr, line, color: t.color)
         case .panel(let p):
             panel(cr, p)
         case .goal(let g):

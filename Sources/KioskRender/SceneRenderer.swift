@@ -19,6 +19,8 @@ public final class SceneRenderer {
     /// (off only for the test that checks it changes no pixel; the basket, whose sprite on the
     /// background is drawn straight from its paths, always is).
     var flattensBareItems = true
+    /// The language of the scene being drawn, which shapes its texts and buttons.
+    private var language = "en"
     /// Translucent panel colours over a background, blended once into the opaque colour.
     private var panelColors: [PanelOverBackground: RGBColor] = [:]
 
@@ -52,6 +54,13 @@ public final class SceneRenderer {
     }
 
     deinit { cairo_destroy(cr) }
+
+    /// Told once per character for the whole process when no installed font has it, with a
+    /// line naming the character and the font that stood in (the runtime logs it).
+    public var onMissingGlyph: (String) -> Void {
+        get { cache.typesetter.onMissingGlyph }
+        set { cache.typesetter.onMissingGlyph = newValue }
+    }
 
     /// Sprites currently cached, and their memory.
     public var spriteCount: Int { cache.count }
@@ -87,6 +96,11 @@ public final class SceneRenderer {
             cache.byteBudget = fixedSpriteBudget ?? Self.spriteBudget(for: scene.size)
             tracker.invalidate()
         }
+        if scene.language != language {
+            // Every text is shaped anew: equal items no longer draw the same pixels.
+            language = scene.language
+            tracker.invalidate()
+        }
         let damage = tracker.damage(for: scene)
         guard !damage.isEmpty else { return [] }
         var stack: Stack?  // worked out once a frame, when first needed
@@ -103,7 +117,6 @@ public final class SceneRenderer {
         guard let cr = cairo_create(frame.surface) else {
             fatalError("cairo_create failed: out of memory")
         }
-        Painter.configureText(cr)
         return cr
     }
 
@@ -180,7 +193,7 @@ public final class SceneRenderer {
         cairo_save(cr)
         cairo_rectangle(cr, Double(clip.x), Double(clip.y), Double(clip.width), Double(clip.height))
         cairo_clip(cr)
-        Painter.shape(cr, shape)
+        Painter.shape(cr, shape, typesetter: cache.typesetter, language: language)
         cairo_restore(cr)
     }
 
@@ -240,9 +253,9 @@ public final class SceneRenderer {
         case .finger(let f):
             return placed(SpriteCache.key(f), f.center)
         case .button(let b):
-            return placed(SpriteCache.key(b), Vector2(b.rect.x, b.rect.y))
+            return placed(SpriteCache.key(b, language: language), Vector2(b.rect.x, b.rect.y))
         case .text(let t):
-            let c = chosen(SpriteCache.key(t), opacity: 1)
+            let c = chosen(SpriteCache.key(t, language: language), opacity: 1)
             let shift: Double = switch t.alignment {
             case .left: 0
             case .center: c.sprite.advance / 2

@@ -39,7 +39,6 @@ final class Sprite {
         self.advance = advance
         surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(self.width), Int32(self.height))
         if let cr = cairo_create(surface) {
-            Painter.configureText(cr)
             cairo_translate(cr, anchor.x, anchor.y)
             draw(cr)
             cairo_destroy(cr)

@@ -10,8 +10,10 @@ enum SpriteKey: Hashable {
     case finger(quarterRadius: Int, ghost: Bool)
     /// A lifted bubble's soft shadow at full opacity (blended at the shadow's own).
     case shadow(quarterRadius: Int, quarterBlur: Int)
-    case button(width: Int, height: Int, title: String, color: RGBColor, pressed: Bool)
-    case text(String, quarterSize: Int, color: RGBColor, bold: Bool)
+    /// Buttons and texts are shaped for the scene's language (fonts and forms differ), so
+    /// the same string in two languages is two sprites.
+    case button(width: Int, height: Int, title: String, language: String, color: RGBColor, pressed: Bool)
+    case text(String, language: String, quarterSize: Int, color: RGBColor, bold: Bool)
     /// The basket at its exact size and sub-pixel offset (what is left of its frame position
     /// after whole pixels), so the sprite holds the very pixels its paths would draw there;
     /// over an opaque `background` when nothing lies under it (then exactly the pixels drawn
@@ -72,20 +74,11 @@ final class SpriteCache {
     private(set) var lastFrameBytes = 0
     /// The same, so far, for the frame under way.
     private var frameBytes = 0
-    /// A 1x1 surface to measure text before a text sprite's size is known.
-    private let scratchSurface: OpaquePointer
-    private let scratch: OpaquePointer
+    /// Lays out the text of text, button and bubble sprites.
+    let typesetter = Typesetter()
 
     init(byteBudget: Int) {
         self.byteBudget = byteBudget
-        scratchSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
-        scratch = cairo_create(scratchSurface)
-        Painter.configureText(scratch)
-    }
-
-    deinit {
-        cairo_destroy(scratch)
-        cairo_surface_destroy(scratchSurface)
     }
 
     var count: Int { slots.count }
@@ -161,13 +154,13 @@ final class SpriteCache {
         .shadow(quarterRadius: max(Int((radius * 4).rounded()), 1), quarterBlur: max(Int((blur * 4).rounded()), 0))
     }
 
-    static func key(_ b: ButtonShape) -> SpriteKey {
+    static func key(_ b: ButtonShape, language: String) -> SpriteKey {
         .button(width: max(Int(b.rect.width.rounded()), 1), height: max(Int(b.rect.height.rounded()), 1),
-                title: b.title, color: b.color, pressed: b.pressed)
+                title: b.title, language: language, color: b.color, pressed: b.pressed)
     }
 
-    static func key(_ t: TextShape) -> SpriteKey {
-        .text(t.string, quarterSize: max(Int((t.sizePx * 4).rounded()), 1), color: t.color, bold: t.bold)
+    static func key(_ t: TextShape, language: String) -> SpriteKey {
+        .text(t.string, language: language, quarterSize: max(Int((t.sizePx * 4).rounded()), 1), color: t.color, bold: t.bold)
     }
 
     /// The goal's key, and the frame pixel its sprite's anchor goes to; nil for a rect that is
@@ -189,7 +182,7 @@ final class SpriteCache {
         case let .bubble(diameter, color, content):
             let d = Double(diameter)
             return centred(extent: d) { cr in
-                Painter.bubble(cr, diameter: d, color: color, content: content.content)
+                Painter.bubble(cr, diameter: d, color: color, content: content.content, typesetter: typesetter)
             }
         case let .particle(halfRadius, color):
             let r = Double(halfRadius) / 2
@@ -202,14 +195,15 @@ final class SpriteCache {
             return centred(extent: 2 * (r + blur)) { cr in
                 Painter.shadow(cr, center: Vector2(0, 0), radius: r, blur: blur, opacity: 1)
             }
-        case let .button(width, height, title, color, pressed):
+        case let .button(width, height, title, language, color, pressed):
             // One pixel of margin for the capsule's antialiased edge.
             return Sprite(width: width + 2, height: height + 2, anchor: Vector2(1, 1)) { cr in
                 Painter.button(cr, width: Double(width), height: Double(height), title: title,
-                               color: color, pressed: pressed)
+                               color: color, pressed: pressed, typesetter: typesetter, language: language)
             }
-        case let .text(string, quarterSize, color, bold):
-            return text(string, size: Double(quarterSize) / 4, color: color, bold: bold)
+        case let .text(string, language, quarterSize, color, bold):
+            let line = typesetter.layout(string, size: Double(quarterSize) / 4, bold: bold, language: language)
+            return text(line, color: color)
         case let .goal(width, height, offsetX, offsetY, active, background):
             // The shape's bounds (its glow reaches 2 px out), with the anchor on the whole
             // pixel left of and above its corner.
@@ -232,20 +226,20 @@ final class SpriteCache {
         return Sprite(width: side, height: side, anchor: Vector2(half, half), draw: draw)
     }
 
-    private func text(_ string: String, size: Double, color: RGBColor, bold: Bool) -> Sprite {
-        Painter.selectFont(scratch, size: size, bold: bold)
-        let e = Painter.textExtents(scratch, string)
-        var fe = cairo_font_extents_t()
-        cairo_font_extents(scratch, &fe)
-        // Room for the ink, which can stick out of the advance box (italics, overhangs).
+    /// The line's ink and its logical box (advance, ascent and descent) with a margin, the
+    /// anchor on the baseline's start.
+    private func text(_ line: TextLayout, color: RGBColor) -> Sprite {
+        // Room for the ink, which can stick out of the logical box (overhangs, stacked marks).
         let pad = 2.0
-        let left = min(e.x_bearing, 0)
-        let right = max(e.x_bearing + e.width, e.x_advance)
+        let left = min(line.ink.x, line.logical.x) - line.logical.x
+        let right = max(line.ink.maxX, line.logical.maxX) - line.logical.x
+        let top = min(line.ink.y, line.logical.y) - line.baseline
+        let bottom = max(line.ink.maxY, line.logical.maxY) - line.baseline
         let width = Int((right - left + 2 * pad).rounded(.up))
-        let height = Int((fe.ascent + fe.descent + 2 * pad).rounded(.up))
-        let anchor = Vector2(pad - left, pad + fe.ascent)
-        return Sprite(width: width, height: height, anchor: anchor, advance: e.x_advance) { cr in
-            Painter.text(cr, string, size: size, color: color, bold: bold)
+        let height = Int((bottom - top + 2 * pad).rounded(.up))
+        let anchor = Vector2(pad - left, pad - top)
+        return Sprite(width: width, height: height, anchor: anchor, advance: line.advance) { cr in
+            Painter.text(cr, line, color: color)
         }
     }
 }

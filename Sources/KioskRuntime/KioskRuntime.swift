@@ -111,6 +111,7 @@ public final class KioskRuntime: LayerHost {
         state = State(started: loop.now, onScreen: .game(session.game.screen), activity: Activity(start: loop.now))
         // What each owner does to the rest is said once `self` is whole.
         displaySleep.log = { [unowned self] level, text in log(level, text) }
+        stage.presenter.renderer.onMissingGlyph = { [unowned self] line in log(.warning, line) }
         operatorConsole.found = { [unowned self] out, time in operatorFound(out, at: time) }
         updates.arrived = { [unowned self] path in announceUpdate(path: path) }
         loop.onFire(stage.ownership.retryTimer) { [unowned self] now in retryDisplay(at: now) }

@@ -250,6 +250,19 @@ import KioskTestSupport
         #expect(t.bounds.y <= 100 - 24 && t.bounds.maxY >= 100 + 5)
     }
 
+    /// Full-width characters (Chinese, Japanese, Korean) are 1 em: counted wider than Latin,
+    /// so such text is not clipped; Latin and Arabic keep the Latin estimate.
+    @Test func wideCharactersAreEstimatedWider() {
+        /// The estimate in ems: the width less the half-em margin, over the size.
+        func ems(_ s: String) -> Double { (TextShape(position: .zero, string: s, sizePx: 20).estimatedWidth - 10) / 20 }
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-9 }
+        #expect(near(ems("もう一度遊ぶ"), 6 * 1.05))
+        #expect(near(ems("다시 하기"), 4 * 1.05 + 0.85))
+        #expect(near(ems("再玩一次！"), 5 * 1.05))
+        #expect(near(ems("Play again"), 10 * 0.85))
+        #expect(near(ems("جولة"), 4 * 0.85))
+    }
+
     @Test func thePaletteWrapsAndConvertsToPixels() {
         #expect(RGBColor.bubble(0) == RGBColor.bubble(RGBColor.bubblePalette.count))
         #expect(RGBColor.bubble(-1) == RGBColor.bubblePalette.last)

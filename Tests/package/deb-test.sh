@@ -65,8 +65,12 @@ echo "     Depends: $depends"
 # depends_on PKG: Depends names PKG (with or without a version).
 # (grep reads the list whole: under pipefail a `| grep -q` stopping at a match can fail on SIGPIPE.)
 depends_on() { grep -qxF -- "$1" <<< "$(echo "$depends" | tr ',' '\n' | awk '{ print $1 }')"; }
-for pkg in libc6 libdrm2 libevdev2 libcairo2 libpixman-1-0 fonts-dejavu-core; do
+for pkg in libc6 libdrm2 libevdev2 libcairo2 libpixman-1-0 libpango-1.0-0 libpangocairo-1.0-0 fonts-dejavu-core; do
     check "Depends names $pkg" depends_on "$pkg"
+done
+recommends=$(field Recommends)
+for pkg in fonts-noto-core fonts-noto-cjk; do
+    check "Recommends names $pkg" grep -qxF -- "$pkg" <<< "$(echo "$recommends" | tr ',' '\n' | awk '{ print $1 }')"
 done
 check "Depends names no SDL, X server, Wayland or Swift runtime package" \
     bash -c "! echo '$depends' | grep -qiE 'sdl|xserver|wayland|swift|libfoundation'"

@@ -40,7 +40,7 @@ build_depends_on() { grep -qF -- " $1 " <<< " $build_depends "; }
 check "Build-Depends: debhelper-compat (= 13)" build_depends_on "debhelper-compat (= 13)"
 check "Build-Depends: swiftlang (Debian 13's Swift)" build_depends_on swiftlang
 for pkg in libcairo2-dev libdrm-dev libevdev-dev libsystemd-dev libudev-dev libsqlite3-dev libasound2-dev libsndfile1-dev \
-           libmosquitto-dev libssl-dev libpixman-1-dev pkgconf systemd-dev; do
+           libmosquitto-dev libssl-dev libpixman-1-dev libpango1.0-dev pkgconf systemd-dev; do
     check "Build-Depends: $pkg" build_depends_on "$pkg"
 done
 check "Build-Depends names no SDL (the desktop window is not packaged)" bash -c "! grep -qi sdl <<< '$build_depends'"

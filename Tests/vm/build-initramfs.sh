@@ -2,7 +2,7 @@
 # Builds a gzip'd newc cpio initramfs that boots straight into a test scenario.
 #
 # usage: Tests/vm/build-initramfs.sh --out FILE --scenario SCRIPT [--binary PATH[:DEST]]...
-#            [--file SRC:DEST]... [--module NAME]... [--no-fonts] [--moddir DIR]
+#            [--file SRC:DEST]... [--module NAME]... [--no-fonts] [--cjk-fonts] [--moddir DIR]
 #   --out FILE        the initramfs to write (gzip'd cpio)
 #   --scenario SCRIPT shell script (busybox sh) that /init runs as /scenario; its exit
 #                     status is reported as "VM-TEST-END rc=N"
@@ -10,7 +10,8 @@
 #                     together with every shared library ldd lists for it
 #   --file SRC:DEST   any extra file or directory (recordings, device descriptions, configs)
 #   --module NAME     an extra kernel module (dependencies are added and loaded first)
-#   --no-fonts        leave out the DejaVu fonts and /etc/fonts/fonts.conf
+#   --no-fonts        leave out the fonts and /etc/fonts/fonts.conf
+#   --cjk-fonts       add Noto Sans CJK (Chinese, Japanese, Korean: 40 MB, so only when asked)
 #   --moddir DIR      kernel modules (default: the cached Debian kernel from kernel.sh)
 #
 # Always included: busybox (all applets), the modules drm drm_kms_helper ttm drm_ttm_helper
@@ -21,16 +22,17 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out= scenario= moddir= fonts=1
+out= scenario= moddir= fonts=1 cjk=0
 binaries=() files=() modules=(drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs uinput evdev)
 parse_args '--out=out --scenario=scenario --binary+=binaries --file+=files --module+=modules --no-fonts:fonts=0
-    --moddir=moddir' "$@"
+    --cjk-fonts:cjk=1 --moddir=moddir' "$@"
 [ -n "$out" ] || die "--out FILE is required"
 [ -n "$scenario" ] && [ -f "$scenario" ] || die "--scenario SCRIPT is required (got '${scenario}')"
 
 start=$(now)
 pkgs=(busybox-static evemu-tools libc-bin gzip)
-[ $fonts = 1 ] && pkgs+=(fonts-dejavu-core)
+[ $fonts = 1 ] && pkgs+=(fonts-dejavu-core fonts-noto-core)
+[ $fonts = 1 ] && [ $cjk = 1 ] && pkgs+=(fonts-noto-cjk)
 need_host_packages "${pkgs[@]}"
 if [ -z "$moddir" ]; then
     eval "$("$VM_DIR/kernel.sh")"
@@ -98,14 +100,22 @@ for spec in ${files[@]+"${files[@]}"}; do
     [ -f "${spec%%:*}" ] && put_libs "${spec%%:*}"
 done
 
-# Fonts for cairo/fontconfig: Debian's DejaVu core set and a minimal fonts.conf.
+# Fonts for Pango/fontconfig: Debian's DejaVu core set, Noto Sans for the scripts the kiosk's
+# languages use beyond it (Arabic, Hebrew, Devanagari, Thai: 1 MB), Noto Sans CJK when asked,
+# and a minimal fonts.conf.
 if [ $fonts = 1 ]; then
     for f in $(dpkg -L fonts-dejavu-core | grep '\.ttf$'); do put "$f" "$f"; done
+    for f in $(dpkg -L fonts-noto-core | grep -E '/NotoSans(Arabic|Hebrew|Devanagari|Thai)-(Regular|Bold)\.ttf$'); do
+        put "$f" "$f"
+    done
+    if [ $cjk = 1 ]; then
+        for f in $(dpkg -L fonts-noto-cjk | grep -E '/NotoSansCJK-(Regular|Bold)\.ttc$'); do put "$f" "$f"; done
+    fi
     mkdir -p "$root/etc/fonts"
     cat > "$root/etc/fonts/fonts.conf" <<'CONF'
 <?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
-<!-- Minimal configuration for the test VM: only the DejaVu fonts exist. -->
+<!-- Minimal configuration for the test VM: DejaVu first, Noto for what it lacks. -->
 <fontconfig>
   <dir>/usr/share/fonts</dir>
   <cachedir>/var/cache/fontconfig</cachedir>

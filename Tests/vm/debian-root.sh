@@ -28,15 +28,18 @@ SUITE=bookworm
 # the emulated card), the kiosk package's dependencies (so `dpkg -i` checks them for real, and
 # libsystemd0 comes with systemd), evemu-tools to make a touchscreen through uinput, and dbus,
 # without which logind does not run (and Debian's getty-static.service starts login prompts on
-# tty2-tty6 instead): a kiosk's Power and Sleep keys and VT logins are logind's.
+# tty2-tty6 instead): a kiosk's Power and Sleep keys and VT logins are logind's. Pango and its
+# fonts: text in any script (the boots run with a non-English language too), Noto for what
+# DejaVu lacks (the package Recommends it; debootstrap installs no Recommends).
 PACKAGES=systemd,systemd-sysv,udev,kmod,procps,dbus,libdrm2,libevdev2,libcairo2,libmosquitto1,fonts-dejavu-core,evemu-tools
+PACKAGES=$PACKAGES,libpango-1.0-0,libpangocairo-1.0-0,libharfbuzz0b,libfontconfig1,fonts-noto-core
 # The Debian 12 amd64 boot test (the full one) also runs an MQTT broker in the guest and talks
 # to the kiosk through it with mosquitto_pub and mosquitto_sub.
 [ "$SUITE/$arch" = bookworm/amd64 ] && PACKAGES=$PACKAGES,mosquitto,mosquitto-clients
 # The arm64 package's Depends as Debian 13 names them, so that a root made ahead of the package
 # (Tests/arm64/prepare.sh, while other tests run) is the one the boot test asks for. Should the
 # Depends change, the boot test's --with makes another root: slower, never wrong.
-[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libpixman-1-0,libsndfile1,libsqlite3-0,libssl3t64,libstdc++6,libsystemd0,libudev1
+[ $arch = arm64 ] && PACKAGES=$PACKAGES,libasound2t64,libc6,libgcc-s1,libmosquitto1,libpixman-1-0,libsndfile1,libsqlite3-0,libssl3t64,libstdc++6,libsystemd0,libudev1,libglib2.0-0t64
 PACKAGES=$(printf '%s\n' ${PACKAGES//,/ } ${with//,/ } | sort -u | paste -sd,)
 
 MIRROR=$(debian_mirror)

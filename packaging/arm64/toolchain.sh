@@ -36,7 +36,8 @@ HOST_PACKAGES="swiftlang libc6-dev pkgconf dpkg-dev debhelper gettext systemd-de
 # runtime files the linker needs.
 ARM64_PACKAGES="libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libcairo2-dev:arm64 \
 libdrm-dev:arm64 libevdev-dev:arm64 libsystemd-dev:arm64 libsqlite3-dev:arm64 libasound2-dev:arm64 \
-libsndfile1-dev:arm64 libudev-dev:arm64 libmosquitto-dev:arm64 libssl-dev:arm64 cross-exe-wrapper:arm64"
+libsndfile1-dev:arm64 libudev-dev:arm64 libmosquitto-dev:arm64 libssl-dev:arm64 libpango1.0-dev:arm64 \
+cross-exe-wrapper:arm64"
 MIRROR=$(debian_mirror)
 
 key=$(printf '%s\n' "$SUITE" "$MIRROR" "$HOST_PACKAGES" "$ARM64_PACKAGES" "$SDK_NAME" \

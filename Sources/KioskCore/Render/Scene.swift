@@ -10,12 +10,17 @@ public struct Scene: Equatable, Sendable {
     public var background: RGBColor
     /// Painted first to last: later items cover earlier ones.
     public var items: [SceneItem]
+    /// The language of its texts, a BCP 47 tag ("en", "de", "ar", "zh-cn"): the renderer shapes
+    /// them for it (fallback fonts, letter forms) and caches their sprites per language.
+    public var language: String
 
-    public init(size: PixelSize, pxPerMM: Double, background: RGBColor = .kioskBackground, items: [SceneItem] = []) {
+    public init(size: PixelSize, pxPerMM: Double, background: RGBColor = .kioskBackground, items: [SceneItem] = [],
+                language: String = "en") {
         self.size = size
         self.pxPerMM = pxPerMM
         self.background = background
         self.items = items
+        self.language = language
     }
 
     /// `mm` millimetres in pixels on this screen.

@@ -145,9 +145,25 @@ public struct TextShape: Equatable, Sendable {
     }
 
     /// Widest the string can plausibly be: the core cannot measure glyphs, so this errs large
-    /// (0.85 em a character; DejaVu Sans Bold digits are 0.7 em). The renderer clips text to it.
+    /// (0.85 em a character, DejaVu Sans Bold digits are 0.7 em; 1.05 em for the full-width
+    /// characters of Chinese, Japanese and Korean, which are 1 em). The renderer clips text to it.
     public var estimatedWidth: Double {
-        Double(string.unicodeScalars.count) * sizePx * 0.85 + sizePx * 0.5
+        let ems = string.unicodeScalars.reduce(0.0) { $0 + (Self.isWide($1) ? 1.05 : 0.85) }
+        return ems * sizePx + sizePx * 0.5
+    }
+
+    /// East Asian wide and full-width characters (Unicode's East_Asian_Width W and F, by block):
+    /// Hangul jamo, CJK radicals to Yi, Hangul syllables, compatibility ideographs and forms,
+    /// full-width forms, and the ideographs of the supplementary planes.
+    static func isWide(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
+             0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
+            true
+        default:
+            false
+        }
     }
 
     public var bounds: PixelRect {
