@@ -287,7 +287,13 @@ enum Painter {
             cairo_fill(cr)
             cairo_pattern_destroy(shade)
         }
-        let line = typesetter.layout(title, size: 0.45 * h, bold: true, language: language)
+        // A title longer than the capsule's straight part and some of its ends ("Nochmal
+        // spielen") is set smaller to fit, down to half size; translations vary in length.
+        var line = typesetter.layout(title, size: 0.45 * h, bold: true, language: language)
+        let room = max(w - 0.6 * h, 1)
+        if line.advance > room {
+            line = typesetter.layout(title, size: 0.45 * h * max(room / line.advance, 0.5), bold: true, language: language)
+        }
         // Centre horizontally by advance and vertically by the fonts' ascent and descent, so
         // titles with and without descenders sit on the same line.
         cairo_set_source_rgb(cr, 1, 1, 1)

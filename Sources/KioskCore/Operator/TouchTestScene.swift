@@ -50,7 +50,9 @@ public enum TouchTestScene {
         }
         for c in model.contacts { b.contact(c) }
         b.gestureList(model.gestures, at: time)
-        return Scene(size: model.screen, pxPerMM: model.pxPerMM, background: background, items: b.items)
+        var scene = Scene(size: model.screen, pxPerMM: model.pxPerMM, background: background, items: b.items)
+        scene.language = words.language.tag
+        return scene
     }
 
     /// The heatmap alone on a screen of `size` (the `touch-heatmap` command's picture): the map,

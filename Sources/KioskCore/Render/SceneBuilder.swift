@@ -83,7 +83,9 @@ public struct SceneBuilder: Sendable {
         }
         for spray in sprays { items += spray.particles(at: time) }
         items += fingers(session)
-        return Scene(size: field.size, pxPerMM: field.pxPerMM, background: game.settings.branding.backgroundColor, items: items)
+        var scene = Scene(size: field.size, pxPerMM: field.pxPerMM, background: game.settings.branding.backgroundColor, items: items)
+        scene.language = words.language.tag
+        return scene
     }
 
     func bubbleShape(_ b: Bubble, at time: TimeStamp? = nil) -> BubbleShape {
