@@ -212,8 +212,8 @@ language=$(sed -n 's/^language = //p' /etc/bubble-kiosk/kiosk.conf.d/vm-test.con
 if [ -n "$language" ]; then
     check "the kiosk shows language $language from the package's catalogue" \
         bash -c "journal_lines() { journalctl -u $unit --no-pager -q -o cat; }; journal_lines | grep -qE 'language $language: [0-9]+ messages from /usr/share/locale/$language/LC_MESSAGES/bubble-kiosk.mo'" \
-        || journal_lines | grep -iE 'language|glyph' | sed 's/^/       /'
-    check "no glyph is missing from the installed fonts" bash -c "! journalctl -u $unit --no-pager -q -o cat | grep -qi 'missing glyph'"
+        || journal_lines | grep -iE 'language|font' | sed 's/^/       /'
+    check "no glyph is missing from the installed fonts" bash -c "! journalctl -u $unit --no-pager -q -o cat | grep -qF 'no installed font has'"
 fi
 
 check "Type=notify, NotifyAccess=main, WatchdogSec=10s, Restart=always" \
