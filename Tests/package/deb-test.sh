@@ -75,7 +75,7 @@ done
 check "Depends names no SDL, X server, Wayland or Swift runtime package" \
     bash -c "! echo '$depends' | grep -qiE 'sdl|xserver|wayland|swift|libfoundation'"
 # lld's packed relocations (DT_RELR) need glibc 2.36; the binary says so by a version need that
-# no symbol carries, which dpkg-shlibdeps does not see: debian/control asks for it.
+# no symbol carries, which dpkg-shlibdeps does not see: debian/rules adds it.
 if grep -qF GLIBC_ABI_DT_RELR <<< "$(readelf -V "$work/root/usr/bin/bubble-kiosk")"; then
     check "Depends asks for glibc 2.36 or newer (the binary's packed relocations)" \
         grep -qE 'libc6 \(>= 2\.(3[6-9]|4[0-9])\)' <<< "$depends"
