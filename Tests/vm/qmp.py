@@ -64,6 +64,11 @@ class QMP:
         self.sock.settimeout(30.0)
         self.buf = b""
         greeting = self._read()
+        # A loaded machine can let an event (RESUME as the guest starts) arrive first.
+        for _ in range(16):
+            if "event" not in greeting:
+                break
+            greeting = self._read()
         if "QMP" not in greeting:
             raise RuntimeError("unexpected QMP greeting: %r" % greeting)
         self.command("qmp_capabilities")
