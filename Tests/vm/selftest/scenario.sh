@@ -7,6 +7,8 @@ VM_TAG=SELFTEST
 
 # play NODE EVENTS FRAMES: evread listens on NODE while evemu-play replays EVENTS.
 play() {
+    # A fresh log: the last play's 'EVREAD open' would let the events go before the reader is there.
+    rm -f /tmp/evread.log
     evread "$1" 5 "$3" > /tmp/evread.log &
     reader=$!
     wait_for /tmp/evread.log 'EVREAD open' 5
