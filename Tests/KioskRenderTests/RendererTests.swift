@@ -37,6 +37,28 @@ import Testing
         #expect(plain < 20, "\(plain) white pixels in a plain bubble")
     }
 
+    @Test func aTapBubblesDigitIsCentredAndGrowsWithTheBubble() {
+        /// The white pixels' count and the centre of their bounding box.
+        func digit(diameter: Double) -> (count: Int, x: Double, y: Double) {
+            let frame = render([TestScenes.bubble(1, at: centre, diameter: diameter, color: 0, content: .taps(8))])
+            var n = 0, x0 = 200, x1 = 0, y0 = 200, y1 = 0
+            for y in 0..<200 {
+                for x in 0..<200 where TestScenes.whitePixels(frame, in: PixelRect(x: x, y: y, width: 1, height: 1)) == 1 {
+                    n += 1
+                    x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+                }
+            }
+            return (n, Double(x0 + x1 + 1) / 2, Double(y0 + y1 + 1) / 2)
+        }
+        let small = digit(diameter: 60), large = digit(diameter: 120)
+        for d in [small, large] {
+            #expect(abs(d.x - 100) <= 1.5 && abs(d.y - 100) <= 1.5, "digit centred at (\(d.x), \(d.y))")
+        }
+        // Twice the diameter, four times the ink (strokes and antialiased edges keep it rough).
+        let ratio = Double(large.count) / Double(max(small.count, 1))
+        #expect(ratio > 3 && ratio < 5.5, "\(small.count) then \(large.count) white pixels")
+    }
+
     @Test func arrowsPointWhereTheAngleSays() {
         func white(_ f: Frame, _ dx: Int, _ dy: Int) -> Bool {
             TestScenes.whitePixels(f, in: PixelRect(x: 100 + dx, y: 100 + dy, width: 1, height: 1)) == 1
