@@ -10,13 +10,22 @@ public enum MessageCatalogueFile {
     /// Where catalogues are looked for, first found first: beside the program (`../share/locale`
     /// of /usr/bin and /usr/local/bin; the build tree's .build/locale, two up from the program
     /// because SwiftPM's .build/debug is a link to .build/TRIPLE/debug), then /usr/share/locale.
+    /// Written without `..` (the program's path is the resolved one), so the journal names
+    /// /usr/share/locale for a kiosk in /usr/bin.
     public static func directories(program: String? = nil) -> [String] {
         var dirs: [String] = []
-        if let exe = program ?? Self.runningProgram(), let slash = exe.lastIndex(of: "/") {
-            let bin = String(exe[..<slash])
-            dirs += [joinPath(bin, "../share/locale"), joinPath(bin, "../../locale")]
+        if let exe = program ?? Self.runningProgram() {
+            let bin = parent(exe), prefix = parent(bin)
+            dirs += [joinPath(prefix, "share/locale"), joinPath(parent(prefix), "locale")]
         }
-        return dirs + ["/usr/share/locale"]
+        dirs.append("/usr/share/locale")
+        return dirs.enumerated().filter { !dirs[..<$0.offset].contains($0.element) }.map(\.element)
+    }
+
+    /// `path` without its last part: "/usr/bin" of "/usr/bin/bubble-kiosk", "/" of "/usr".
+    private static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The catalogue file of `language` in `directory`.

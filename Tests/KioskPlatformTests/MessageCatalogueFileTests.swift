@@ -19,6 +19,14 @@ import Testing
         return dir
     }
 
+    @Test func catalogueFoldersAreBesideTheProgramWithoutDotDot() {
+        #expect(MessageCatalogueFile.directories(program: "/usr/bin/bubble-kiosk") == ["/usr/share/locale", "/locale"])
+        #expect(MessageCatalogueFile.directories(program: "/usr/local/bin/bubble-kiosk")
+            == ["/usr/local/share/locale", "/usr/locale", "/usr/share/locale"])
+        #expect(MessageCatalogueFile.directories(program: "/src/kiosk/.build/x86_64-unknown-linux-gnu/debug/bubble-kiosk")
+            == ["/src/kiosk/.build/x86_64-unknown-linux-gnu/share/locale", "/src/kiosk/.build/locale", "/usr/share/locale"])
+    }
+
     @Test func poHoldsOnlyShippedLanguages() throws {
         let names = try FileSystem.listDirectory(POFile.folder).filter { $0.hasSuffix(".po") }
         #expect(Set(names.map { String($0.dropLast(3)) }) == Set(KioskLanguage.shippedCodes.filter { $0 != "en" }))
