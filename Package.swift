@@ -47,16 +47,16 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "CLinux"),
-        // The fleet's MQTT connection (libmosquitto, driven by a worker thread of ours).
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        // OpenSSL under libmosquitto: the TLS context the connection hands it, to learn why a
-        // broker's certificate was refused.
-        .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The fleet's MQTT connection (libmosquitto, driven by a worker thread of ours), and
+        // OpenSSL under it (the TLS context the connection hands it, to learn why a broker's
+        // certificate was refused). Headers only, no pkgConfig: nothing links them, fleet control
+        // loads them when it first connects (CMosquitto.h), so a kiosk without it never maps them.
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev", "libssl-dev"])]),
         // High scores and play statistics: SQLite behind a writer thread.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KioskRender", dependencies: ["KioskCore", "CCairo", "CPango", "CPixman", "CLinux"], swiftSettings: lean),
         // The system: devices, the loop, files, processes, threads. Neither cairo nor pixman.
-        .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto", "CSSL"], swiftSettings: leanCold),
+        .target(name: "KioskPlatform", dependencies: ["KioskCore", "CLinux", "CEvdev", "CDRM", "CUdev", "CSystemd", "CALSA", "CSndfile", "CMosquitto"], swiftSettings: leanCold),
         // What plugs into the runtime (sounds, hooks, metrics, the backlight, fleet control) and
         // the protocol it plugs in by.
         .target(name: "KioskLayers", dependencies: ["KioskCore", "KioskRender", "KioskPlatform"], swiftSettings: leanCold),

@@ -68,6 +68,11 @@ depends_on() { grep -qxF -- "$1" <<< "$(echo "$depends" | tr ',' '\n' | awk '{ p
 for pkg in libc6 libdrm2 libevdev2 libcairo2 libpixman-1-0 libpango-1.0-0 libpangocairo-1.0-0 fonts-dejavu-core; do
     check "Depends names $pkg" depends_on "$pkg"
 done
+# Fleet control loads libmosquitto (and OpenSSL under it) when it first connects: not linked,
+# so a kiosk without it never maps them; the package still brings them.
+check "Depends names libmosquitto1, which fleet control loads at run time" depends_on libmosquitto1
+check "the binary links neither libmosquitto nor OpenSSL" \
+    bash -c "! readelf -d '$work/root/usr/bin/bubble-kiosk' | grep -E 'NEEDED.*(libmosquitto|libssl|libcrypto)'"
 recommends=$(field Recommends)
 for pkg in fonts-noto-core fonts-noto-cjk; do
     check "Recommends names $pkg" grep -qxF -- "$pkg" <<< "$(echo "$recommends" | tr ',' '\n' | awk '{ print $1 }')"

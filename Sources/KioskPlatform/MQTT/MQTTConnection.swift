@@ -1,5 +1,4 @@
 internal import CMosquitto
-internal import CSSL
 import Glibc
 import KioskCore
 
@@ -21,30 +20,24 @@ public final class MQTTConnection {
     private var noticesWatch: LoopRegistration?
     private var stopped = false
 
-    /// libmosquitto's process-wide setup (OpenSSL among it), done once; never undone, since
-    /// connections may come and go for the whole life of the process.
-    private static let libraryReady: Int32 = mosquitto_lib_init()
-
     /// Sets up the client: nothing connects before `start`. Throws `MQTTSetupError` (or
     /// `SystemError` for a TLS file that cannot be read) naming the file or setting and why.
     public init(endpoint: MQTTEndpoint) throws {
-        guard Self.libraryReady == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTSetupError("libmosquitto did not initialise: \(MQTTSession.words(Self.libraryReady))")
-        }
+        let mqtt = try MQTTLibrary.require()
         if endpoint.tls { try Self.checkTLSFiles(endpoint) }
         let clientID = endpoint.clientID.isEmpty ? nil : endpoint.clientID
-        guard let mosq = mosquitto_new(clientID, true, nil) else {
+        guard let mosq = mqtt.mosquitto_new(clientID, true, nil) else {
             throw SystemError("mosquitto_new", "client id \(echoed(endpoint.clientID))")
         }
         let handle = MosquittoHandle(raw: mosq)
         do {
             session = try MQTTSession(handle: handle, endpoint: endpoint)
         } catch {
-            mosquitto_destroy(mosq)
+            mqtt.mosquitto_destroy(mosq)
             throw error
         }
         // From here deinit frees the client.
-        mosquitto_user_data_set(mosq, Unmanaged.passUnretained(session).toOpaque())
+        mqtt.mosquitto_user_data_set(mosq, Unmanaged.passUnretained(session).toOpaque())
         try configure(mosq, endpoint)
         session.installCallbacks()
     }
@@ -135,7 +128,7 @@ public final class MQTTConnection {
         session.stopping.store(true, ordering: .sequentiallyConsistent)
         if isConnected {
             // Queues DISCONNECT and wakes the worker, which writes it and sees the socket close.
-            mosquitto_disconnect(session.handle.raw)
+            _ = mqtt.mosquitto_disconnect(session.handle.raw)
         }
         session.wake.post(true)
         var ended = false
@@ -164,8 +157,8 @@ public final class MQTTConnection {
         }
         var mid: Int32 = 0
         let rc = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish(session.handle.raw, &mid, message.topic, Int32(clamping: bytes.count),
-                              bytes.baseAddress, 0, message.retain)
+            mqtt.mosquitto_publish(session.handle.raw, &mid, message.topic, Int32(clamping: bytes.count),
+                                   bytes.baseAddress, 0, message.retain)
         }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             session.outgoing.withLock { $0.cancel(size: size, generation: generation) }
@@ -192,7 +185,7 @@ public final class MQTTConnection {
             state = .destroyed
             return true
         }
-        if destroy { mosquitto_destroy(session.handle.raw) }
+        if destroy { mqtt.mosquitto_destroy(session.handle.raw) }
     }
 
     // MARK: - Setup
@@ -205,25 +198,25 @@ public final class MQTTConnection {
                 throw MQTTSetupError("\(what): \(MQTTSession.words(rc))")
             }
         }
-        try check(mosquitto_threaded_set(mosq, true), "threaded mode")
+        try check(mqtt.mosquitto_threaded_set(mosq, true), "threaded mode")
         let will = endpoint.will
         try check(will.payload.withUnsafeBytes { bytes in
-            mosquitto_will_set(mosq, will.topic, Int32(clamping: bytes.count), bytes.baseAddress, 1, will.retain)
+            mqtt.mosquitto_will_set(mosq, will.topic, Int32(clamping: bytes.count), bytes.baseAddress, 1, will.retain)
         }, "last will on \(echoed(will.topic))")
         if endpoint.username != nil || endpoint.password != nil {
-            try check(mosquitto_username_pw_set(mosq, endpoint.username ?? "", endpoint.password), "user name and password")
+            try check(mqtt.mosquitto_username_pw_set(mosq, endpoint.username ?? "", endpoint.password), "user name and password")
         }
         // Told at every connect (MQTT 5); a 3.1.1 broker is answered in kind (MQTTSession.run).
-        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "MQTT 5")
+        try check(mqtt.mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "MQTT 5")
         guard endpoint.tls else { return }
         try useOwnTLSContext(mosq)
         // Without a CA file, the system's CAs (Debian's ca-certificates) are trusted.
         let caPath: String? = endpoint.caFile == nil ? "/etc/ssl/certs" : nil
-        try check(mosquitto_tls_set(mosq, endpoint.caFile, caPath, endpoint.certFile, endpoint.keyFile, nil),
+        try check(mqtt.mosquitto_tls_set(mosq, endpoint.caFile, caPath, endpoint.certFile, endpoint.keyFile, nil),
                   "TLS files")
         // SSL_VERIFY_PEER (1); "tlsv1.2" means TLS 1.2 or newer. tls_insecure is never set: the
         // broker's host name is always checked against its certificate.
-        try check(mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil), "TLS options")
+        try check(mqtt.mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil), "TLS options")
     }
 
     /// A TLS context of the kiosk's own, which libmosquitto sets up as it would its own (CA
@@ -232,36 +225,36 @@ public final class MQTTConnection {
     /// "certificate verify failed" for an expired certificate and an unknown CA alike (and
     /// 2.0.11's own check cannot work with a context it did not make).
     private func useOwnTLSContext(_ mosq: OpaquePointer) throws {
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
+        guard let context = mqtt.SSL_CTX_new(mqtt.TLS_client_method()) else {
             throw MQTTSetupError("cannot make a TLS context (OpenSSL)")
         }
         // libmosquitto takes its own reference.
-        defer { SSL_CTX_free(context) }
+        defer { mqtt.SSL_CTX_free(context) }
         let me = Unmanaged.passUnretained(session).toOpaque()
-        SSL_CTX_set_ex_data(context, 0, me)
-        SSL_CTX_set_cert_verify_callback(context, { store, data in
+        _ = mqtt.SSL_CTX_set_ex_data(context, 0, me)
+        mqtt.SSL_CTX_set_cert_verify_callback(context, { store, data in
             guard let store, let data else { return 0 }
             let session = Unmanaged<MQTTSession>.fromOpaque(data).takeUnretainedValue()
             // OpenSSL's checks alone (libmosquitto's per-certificate callback replaced), with the
             // broker's name or address to match: the certificate must be for the host dialled.
-            X509_STORE_CTX_set_verify_cb(store) { ok, _ in ok }
-            let param = X509_STORE_CTX_get0_param(store)
-            if X509_VERIFY_PARAM_set1_ip_asc(param, session.endpoint.host) != 1 {
-                X509_VERIFY_PARAM_set1_host(param, session.endpoint.host, 0)
+            mqtt.X509_STORE_CTX_set_verify_cb(store) { ok, _ in ok }
+            let param = mqtt.X509_STORE_CTX_get0_param(store)
+            if mqtt.X509_VERIFY_PARAM_set1_ip_asc(param, session.endpoint.host) != 1 {
+                _ = mqtt.X509_VERIFY_PARAM_set1_host(param, session.endpoint.host, 0)
             }
-            let ok = X509_verify_cert(store)
-            if ok <= 0 { session.onCertificateRefused(X509_STORE_CTX_get_error(store)) }
+            let ok = mqtt.X509_verify_cert(store)
+            if ok <= 0 { session.onCertificateRefused(mqtt.X509_STORE_CTX_get_error(store)) }
             return ok
         }, me)
         // What the broker says when it refuses the kiosk (a client certificate it wants).
-        SSL_CTX_set_info_callback(context) { ssl, place, value in
+        mqtt.SSL_CTX_set_info_callback(context) { ssl, place, value in
             // Fatal alerts only: a close_notify ends every clean TLS connection.
             guard place & SSL_CB_ALERT != 0, place & SSL_CB_READ != 0, (value >> 8) & 0xFF == 2, let ssl,
-                  let context = SSL_get_SSL_CTX(ssl), let data = SSL_CTX_get_ex_data(context, 0) else { return }
+                  let context = mqtt.SSL_get_SSL_CTX(ssl), let data = mqtt.SSL_CTX_get_ex_data(context, 0) else { return }
             Unmanaged<MQTTSession>.fromOpaque(data).takeUnretainedValue()
-                .onTLSRefusal("the broker refused the kiosk: " + String(cString: SSL_alert_desc_string_long(value)))
+                .onTLSRefusal("the broker refused the kiosk: " + MQTTLibrary.string(mqtt.SSL_alert_desc_string_long(value)))
         }
-        let rc = mosquitto_void_option(mosq, MOSQ_OPT_SSL_CTX, UnsafeMutableRawPointer(context))
+        let rc = mqtt.mosquitto_void_option(mosq, MOSQ_OPT_SSL_CTX, UnsafeMutableRawPointer(context))
         if rc != MOSQ_ERR_SUCCESS.rawValue { throw MQTTSetupError("the TLS context: \(MQTTSession.words(rc))") }
     }
 

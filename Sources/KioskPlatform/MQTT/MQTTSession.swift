@@ -1,5 +1,4 @@
 internal import CMosquitto
-internal import CSSL
 import Glibc
 import KioskCore
 import Synchronization
@@ -90,14 +89,14 @@ final class MQTTSession: Sendable {
     /// mosquitto_loop) and only record and post: nothing in them blocks.
     func installCallbacks() {
         let mosq = handle.raw
-        mosquitto_connect_callback_set(mosq) { _, userdata, rc in MQTTSession.from(userdata).onConnect(rc) }
-        mosquitto_disconnect_callback_set(mosq) { _, userdata, rc in MQTTSession.from(userdata).onDisconnect(rc) }
-        mosquitto_publish_callback_set(mosq) { _, userdata, mid in MQTTSession.from(userdata).onPublish(mid) }
-        mosquitto_message_callback_set(mosq) { _, userdata, message in
+        mqtt.mosquitto_connect_callback_set(mosq) { _, userdata, rc in MQTTSession.from(userdata).onConnect(rc) }
+        mqtt.mosquitto_disconnect_callback_set(mosq) { _, userdata, rc in MQTTSession.from(userdata).onDisconnect(rc) }
+        mqtt.mosquitto_publish_callback_set(mosq) { _, userdata, mid in MQTTSession.from(userdata).onPublish(mid) }
+        mqtt.mosquitto_message_callback_set(mosq) { _, userdata, message in
             guard let m = message?.pointee else { return }
             MQTTSession.from(userdata).onMessage(m)
         }
-        mosquitto_log_callback_set(mosq) { _, userdata, level, text in
+        mqtt.mosquitto_log_callback_set(mosq) { _, userdata, level, text in
             guard level & MOSQ_LOG_ERR != 0, let text else { return }
             MQTTSession.from(userdata).onErrorLog(String(cString: text))
         }
@@ -116,8 +115,8 @@ final class MQTTSession: Sendable {
             // the retain flag it was published with, so a command published retained is known as
             // such the first time too (3.1.1 clears the flag for existing subscriptions).
             let asPublished = v5 && !endpoint.retainFlagFromStoreOnly.contains(topic)
-            let r = asPublished ? mosquitto_subscribe_v5(handle.raw, nil, topic, 0, Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue), nil)
-                                : mosquitto_subscribe(handle.raw, nil, topic, 0)
+            let r = asPublished ? mqtt.mosquitto_subscribe_v5(handle.raw, nil, topic, 0, Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue), nil)
+                                : mqtt.mosquitto_subscribe(handle.raw, nil, topic, 0)
             if r != MOSQ_ERR_SUCCESS.rawValue { onErrorLog("subscribing to \(echoed(topic)): \(Self.words(r))") }
         }
         connected.store(true, ordering: .sequentiallyConsistent)
@@ -171,9 +170,9 @@ final class MQTTSession: Sendable {
             onTLSRefusal("the broker's certificate is not for \(echoed(endpoint.host, limit: 100))")
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
             onTLSRefusal("the broker's certificate is not signed by a CA the kiosk trusts (ca_file): "
-                         + String(cString: X509_verify_cert_error_string(Int(code))))
+                         + MQTTLibrary.string(mqtt.X509_verify_cert_error_string(Int(code))))
         default:
-            onTLSRefusal("the broker's certificate: " + String(cString: X509_verify_cert_error_string(Int(code))))
+            onTLSRefusal("the broker's certificate: " + MQTTLibrary.string(mqtt.X509_verify_cert_error_string(Int(code))))
         }
     }
 
@@ -206,7 +205,7 @@ final class MQTTSession: Sendable {
             if learnt.refusal == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue), protocolVersion.load(ordering: .relaxed) == MQTT_PROTOCOL_V5 {
                 // An MQTT 3.1.1 broker: once more at once in its protocol, and so on from now.
                 protocolVersion.store(MQTT_PROTOCOL_V311, ordering: .relaxed)
-                mosquitto_int_option(handle.raw, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+                _ = mqtt.mosquitto_int_option(handle.raw, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
                 notices.post(.remark("the broker does not speak MQTT 5: going on in MQTT 3.1.1, where it cannot be "
                                      + "told the largest message the kiosk takes (\(endpoint.maximumIncomingPayload) bytes)"))
                 continue
@@ -227,12 +226,12 @@ final class MQTTSession: Sendable {
     /// One attempt: MQTT 5 with the maximum packet size, or plain 3.1.1 after a broker refused 5.
     private func connect(host: String, port: Int32, keepalive: Int32) -> Int32 {
         guard protocolVersion.load(ordering: .relaxed) == MQTT_PROTOCOL_V5 else {
-            return mosquitto_connect(handle.raw, host, port, keepalive)
+            return mqtt.mosquitto_connect(handle.raw, host, port, keepalive)
         }
         var properties: OpaquePointer?
-        defer { mosquitto_property_free_all(&properties) }
-        let added = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), endpoint.maximumPacketSize)
-        return mosquitto_connect_bind_v5(handle.raw, host, port, keepalive, nil, added == MOSQ_ERR_SUCCESS.rawValue ? properties : nil)
+        defer { mqtt.mosquitto_property_free_all(&properties) }
+        let added = mqtt.mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), endpoint.maximumPacketSize)
+        return mqtt.mosquitto_connect_bind_v5(handle.raw, host, port, keepalive, nil, added == MOSQ_ERR_SUCCESS.rawValue ? properties : nil)
     }
 
     /// mosquitto_loop until the connection ends (its result code and errno), or, once stop asked
@@ -241,7 +240,7 @@ final class MQTTSession: Sendable {
         var stopAsked: TimeStamp?
         while true {
             // 1 s, as libmosquitto's own thread: the keepalive is checked at least that often.
-            let rc = mosquitto_loop(handle.raw, 1000, 1)
+            let rc = mqtt.mosquitto_loop(handle.raw, 1000, 1)
             let error = errno
             if rc != MOSQ_ERR_SUCCESS.rawValue { return (rc, error) }
             guard stopping.load(ordering: .sequentiallyConsistent) else { continue }
@@ -264,7 +263,7 @@ final class MQTTSession: Sendable {
             state = .ended
             return false
         }
-        if destroy { mosquitto_destroy(handle.raw) }
+        if destroy { mqtt.mosquitto_destroy(handle.raw) }
         stopEvents.post(.ended)
     }
 
@@ -276,7 +275,7 @@ final class MQTTSession: Sendable {
         if let refusal = learnt.refusal { return Self.refusal(refusal) }
         if let code = learnt.disconnect, code >= 128 {
             if code == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) { return takenOver(again: false) }
-            return "the broker ended the connection: " + Self.lowercasedStart(String(cString: mosquitto_reason_string(code)))
+            return "the broker ended the connection: " + Self.lowercasedStart(MQTTLibrary.string(mqtt.mosquitto_reason_string(code)))
         }
         if learnt.disconnect == MOSQ_ERR_KEEPALIVE.rawValue || rc == MOSQ_ERR_KEEPALIVE.rawValue {
             let within = "within the keepalive (\(Int(endpoint.keepalive.inSeconds.rounded())) s)"
@@ -336,7 +335,7 @@ final class MQTTSession: Sendable {
 
     /// libmosquitto's own words for `rc`, as a phrase ("the connection was lost").
     static func words(_ rc: Int32) -> String {
-        var text = String(cString: mosquitto_strerror(rc))
+        var text = MQTTLibrary.string(mqtt.mosquitto_strerror(rc))
         if text.hasSuffix(".") { text.removeLast() }
         return lowercasedStart(text)
     }
@@ -351,9 +350,9 @@ final class MQTTSession: Sendable {
         ]
         var text: String
         if rc < 128 || same[rc] != nil {
-            text = String(cString: mosquitto_connack_string(same[rc] ?? rc))
+            text = MQTTLibrary.string(mqtt.mosquitto_connack_string(same[rc] ?? rc))
         } else {
-            text = String(cString: mosquitto_reason_string(rc))
+            text = MQTTLibrary.string(mqtt.mosquitto_reason_string(rc))
         }
         if text.hasSuffix(".") { text.removeLast() }
         for prefix in ["Connection Refused: ", "Connection refused: "] where text.hasPrefix(prefix) {
