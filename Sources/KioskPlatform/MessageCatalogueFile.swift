@@ -68,8 +68,12 @@ public enum MessageCatalogueFile {
         bind_textdomain_codeset(domain, "UTF-8")
         var words: [UIMessage: String] = [:]
         for message in UIMessage.allCases {
-            // An untranslated message comes back as its msgid: English, as it should show.
-            if let found = dgettext(domain, message.english) { words[message] = String(cString: found) }
+            // An untranslated message comes back as the msgid pointer itself: it must still be
+            // alive when copied (a String passed straight to C lives only for the call: reading
+            // it after trapped on arm64). English, as it should show.
+            message.english.withCString { id in
+                if let found = dgettext(domain, id) { words[message] = String(cString: found) }
+            }
         }
         return words
     }
