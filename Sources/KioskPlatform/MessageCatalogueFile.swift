@@ -3,7 +3,7 @@ import Glibc
 import KioskCore
 
 /// The translations installed as gettext catalogues (`share/locale/LANG/LC_MESSAGES/bubble-kiosk.mo`,
-/// compiled from `po/*.po` by `msgfmt`), read with the C library's gettext.
+/// compiled from `po/*.po` by `msgfmt`), read as msgfmt wrote them (`MOFile`).
 public enum MessageCatalogueFile {
     public static let domain = "bubble-kiosk"
 
@@ -47,35 +47,23 @@ public enum MessageCatalogueFile {
         guard let dir = directories.first(where: { access(path(language, in: $0), R_OK) == 0 }) else {
             return .failure(CatalogueError(language: language, looked: directories.map { path(language, in: $0) }))
         }
-        return .success((lookUp(language, in: dir), path(language, in: dir)))
+        return lookUp(language, in: dir).map { ($0, path(language, in: dir)) }
     }
 
-    /// gettext chooses the catalogue by LANGUAGE, which it reads only when the messages'
-    /// locale is not plain C: so for the lookups the locale is C.UTF-8 (built into glibc 2.35
-    /// and newer, nothing to generate) and LANGUAGE the wanted one, and afterwards both are as
-    /// they were, so the C library's own messages (strerror) keep the kiosk's log language.
-    /// Called on the loop's thread at start and reload; the words are copied out.
-    private static func lookUp(_ language: KioskLanguage, in directory: String) -> [UIMessage: String] {
-        let savedLocale = setlocale(LC_MESSAGES, nil).map { String(cString: $0) } ?? "C"
-        let savedLanguage = getenv("LANGUAGE").map { String(cString: $0) }
-        defer {
-            if let savedLanguage { setenv("LANGUAGE", savedLanguage, 1) } else { unsetenv("LANGUAGE") }
-            setlocale(LC_MESSAGES, savedLocale)
+    /// Read as msgfmt wrote it (`MOFile`); a message the catalogue lacks shows in English.
+    /// Called on the loop's thread at start and reload.
+    private static func lookUp(_ language: KioskLanguage, in directory: String) -> Result<[UIMessage: String], CatalogueError> {
+        let file = path(language, in: directory)
+        let table: [String: String]
+        do {
+            // Catalogues are a few KB; 4 MB is no catalogue of ours.
+            table = try MOFile.translations(FileSystem.readBytes(file, limit: 4 << 20))
+        } catch {
+            return .failure(CatalogueError(language: language, looked: [file], unreadable: "\(error)"))
         }
-        setenv("LANGUAGE", language.code, 1)
-        if setlocale(LC_MESSAGES, "C.UTF-8") == nil { setlocale(LC_MESSAGES, "C.utf8") }
-        bindtextdomain(domain, directory)
-        bind_textdomain_codeset(domain, "UTF-8")
         var words: [UIMessage: String] = [:]
-        for message in UIMessage.allCases {
-            // An untranslated message comes back as the msgid pointer itself: it must still be
-            // alive when copied (a String passed straight to C lives only for the call: reading
-            // it after trapped on arm64). English, as it should show.
-            message.english.withCString { id in
-                if let found = dgettext(domain, id) { words[message] = String(cString: found) }
-            }
-        }
-        return words
+        for message in UIMessage.allCases { words[message] = table[message.english] ?? message.english }
+        return .success(words)
     }
 
     private static func runningProgram() -> String? {
@@ -90,7 +78,19 @@ public enum MessageCatalogueFile {
 public struct CatalogueError: Error, Equatable, CustomStringConvertible {
     public let language: KioskLanguage
     public let looked: [String]
+    /// Why the catalogue found could not be read; nil: none was found.
+    public var unreadable: String?
+
+    public init(language: KioskLanguage, looked: [String], unreadable: String? = nil) {
+        self.language = language
+        self.looked = looked
+        self.unreadable = unreadable
+    }
+
     public var description: String {
+        if let unreadable, let file = looked.first {
+            return "language \(language.code): \(echoed(file, limit: 200)): \(unreadable)"
+        }
         let file = "\(language.code)/LC_MESSAGES/\(MessageCatalogueFile.domain).mo"
         return "language \(language.code): no \(file) under /usr/share/locale or beside the program (\(looked.count) places)"
     }
