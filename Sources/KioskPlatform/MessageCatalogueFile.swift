@@ -1,4 +1,3 @@
-internal import CLinux
 import Glibc
 import KioskCore
 
@@ -47,13 +46,13 @@ public enum MessageCatalogueFile {
         guard let dir = directories.first(where: { access(path(language, in: $0), R_OK) == 0 }) else {
             return .failure(CatalogueError(language: language, looked: directories.map { path(language, in: $0) }))
         }
-        return lookUp(language, in: dir).map { ($0, path(language, in: dir)) }
+        let file = path(language, in: dir)
+        return lookUp(language, file: file).map { ($0, file) }
     }
 
     /// Read as msgfmt wrote it (`MOFile`); a message the catalogue lacks shows in English.
     /// Called on the loop's thread at start and reload.
-    private static func lookUp(_ language: KioskLanguage, in directory: String) -> Result<[UIMessage: String], CatalogueError> {
-        let file = path(language, in: directory)
+    private static func lookUp(_ language: KioskLanguage, file: String) -> Result<[UIMessage: String], CatalogueError> {
         let table: [String: String]
         do {
             // Catalogues are a few KB; 4 MB is no catalogue of ours.
